@@ -1,0 +1,1 @@
+"""Fakes of the ports and a scripted gateway, re-exported by circle.testing."""

@@ -1,0 +1,100 @@
+"""The agent's events, in the past tense. Sinks turn them into text, JSON or widgets.
+
+The JSON names (``to_json`` in the entrypoints) follow pi's RPC events so a pi client can read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import JsonValue
+
+from circle.domain.messages import Message, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    session_id: str
+    message: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageStarted:
+    """A message begins: a person's or a tool's (complete), or the model's (empty so far)."""
+
+    message: Message | None
+    role: Literal["user", "assistant", "tool"]
+
+
+DeltaKind = Literal["text", "thinking", "toolcall"]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageUpdated:
+    kind: DeltaKind
+    delta: str
+    content_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class MessageEnded:
+    message: Message
+    checkpoint_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExecutionStarted:
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, JsonValue]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExecutionEnded:
+    tool_call_id: str
+    tool_name: str
+    result: str
+    is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    session_id: str
+    answer: str
+    usage: Usage
+    incomplete: bool = False
+    aborted: bool = False
+    error: str | None = None
+    error_code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorReported:
+    code: str
+    message: str
+
+
+AgentEvent = (
+    TurnStarted
+    | MessageStarted
+    | MessageUpdated
+    | MessageEnded
+    | ToolExecutionStarted
+    | ToolExecutionEnded
+    | TurnEnded
+    | ErrorReported
+)
+
+__all__ = [
+    "AgentEvent",
+    "DeltaKind",
+    "ErrorReported",
+    "MessageEnded",
+    "MessageStarted",
+    "MessageUpdated",
+    "ToolExecutionEnded",
+    "ToolExecutionStarted",
+    "TurnEnded",
+    "TurnStarted",
+]

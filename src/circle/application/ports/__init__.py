@@ -1,0 +1,1 @@
+"""Ports: the small protocols through which the application reaches the outside world."""

@@ -1,0 +1,20 @@
+"""ModelClient: one streamed model call in, normalized events out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Protocol
+
+from circle.domain.model import ModelEvent, ModelRequest
+
+
+class ModelClient(Protocol):
+    """Talks to one endpoint in one wire protocol.
+
+    ``stream`` yields :data:`ModelEvent` values and ends after :class:`Finished`, or raises a
+    :class:`~circle.domain.errors.ModelError`. Cancelling the consumer closes the request.
+    """
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,127 @@
+"""The one error tree of Circle.
+
+::
+
+    CircleError                      code
+    ├── ConfigError                  config-error
+    ├── ModelError                   model-error
+    │   ├── ModelHTTPError           model-http-error
+    │   ├── RateLimitedError         rate-limited
+    │   ├── ContextOverflowError     context-overflow
+    │   ├── ModelConnectionError     model-connection-error
+    │   └── ProviderProtocolError    provider-protocol-error
+    ├── ToolError                    tool-error (its message goes back to the model)
+    ├── ApprovalDeniedError          approval-denied
+    ├── StorageError                 storage-error
+    ├── UsageLimitError              usage-limit
+    └── UntrustedFolderError         untrusted-folder
+
+Every error has a stable kebab-case ``code`` used in JSON and RPC output. Adapters translate
+their SDK's exceptions into the most specific class here, so nothing from an SDK crosses a port.
+"""
+
+from __future__ import annotations
+
+
+class CircleError(Exception):
+    """The root of every error Circle reports to a person or a program."""
+
+    code = "circle-error"
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else self.code
+
+
+class ConfigError(CircleError):
+    """Settings, credentials or command-line values that cannot be used."""
+
+    code = "config-error"
+
+
+class ModelError(CircleError):
+    """The model endpoint failed to give an answer."""
+
+    code = "model-error"
+
+
+class ModelHTTPError(ModelError):
+    """The endpoint answered with an HTTP error status."""
+
+    code = "model-http-error"
+
+    def __init__(self, message: str, *, status: int, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class RateLimitedError(ModelHTTPError):
+    """HTTP 429: the endpoint asks to slow down."""
+
+    code = "rate-limited"
+
+
+class ContextOverflowError(ModelError):
+    """The request was larger than the model's context window."""
+
+    code = "context-overflow"
+
+
+class ModelConnectionError(ModelError):
+    """The endpoint could not be reached, or the connection dropped."""
+
+    code = "model-connection-error"
+
+
+class ProviderProtocolError(ModelError):
+    """The endpoint sent something that does not fit its wire protocol."""
+
+    code = "provider-protocol-error"
+
+
+class ToolError(CircleError):
+    """A tool could not do what was asked; the message is returned to the model."""
+
+    code = "tool-error"
+
+
+class ApprovalDeniedError(ToolError):
+    """The person, a rule or the mode refused a tool call."""
+
+    code = "approval-denied"
+
+
+class StorageError(CircleError):
+    """The session store could not read or write."""
+
+    code = "storage-error"
+
+
+class UsageLimitError(CircleError):
+    """A turn, token or budget limit was reached."""
+
+    code = "usage-limit"
+
+
+class UntrustedFolderError(CircleError):
+    """The workspace folder has not been trusted."""
+
+    code = "untrusted-folder"
+
+
+__all__ = [
+    "ApprovalDeniedError",
+    "CircleError",
+    "ConfigError",
+    "ContextOverflowError",
+    "ModelConnectionError",
+    "ModelError",
+    "ModelHTTPError",
+    "ProviderProtocolError",
+    "RateLimitedError",
+    "StorageError",
+    "ToolError",
+    "UntrustedFolderError",
+    "UsageLimitError",
+]

@@ -1,0 +1,204 @@
+"""Messages and their parts, usage and stop reasons: the vocabulary every layer speaks.
+
+A conversation is a list of :class:`Message`. A person's message and a tool's results are
+``user`` and ``tool`` messages; the model's answer is an ``assistant`` message whose parts are
+text, thinking and tool calls. Values are frozen; the store never rewrites a stored message.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StopReason(StrEnum):
+    """Why a model answer ended."""
+
+    END = "end"
+    TOOL_USE = "tool_use"
+    MAX_TOKENS = "max_tokens"
+    FILTERED = "filtered"
+    EMPTY = "empty"
+    INCOMPLETE = "incomplete"
+
+    @property
+    def is_complete(self) -> bool:
+        """True for the reasons after which the answer can be acted on."""
+        return self in (StopReason.END, StopReason.TOOL_USE)
+
+
+class Usage(_Frozen):
+    """Tokens of one call. ``input`` counts uncached input only; cache reads and writes are apart."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input=self.input + other.input,
+            output=self.output + other.output,
+            cache_read=self.cache_read + other.cache_read,
+            cache_write=self.cache_write + other.cache_write,
+        )
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+
+class TextPart(_Frozen):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ThinkingPart(_Frozen):
+    """Reasoning text. ``signature`` and ``redacted`` are kept verbatim to send back."""
+
+    type: Literal["thinking"] = "thinking"
+    text: str = ""
+    signature: str | None = None
+    redacted: str | None = None
+
+
+class ImagePart(_Frozen):
+    type: Literal["image"] = "image"
+    media_type: str
+    data: str = Field(description="base64")
+
+
+class DocumentPart(_Frozen):
+    type: Literal["document"] = "document"
+    media_type: str
+    data: str = Field(description="base64")
+    name: str | None = None
+
+
+class ToolCallPart(_Frozen):
+    """A tool call as the model wrote it. ``arguments`` is the raw JSON text, valid or not."""
+
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: str = "{}"
+
+    def parsed_arguments(self) -> dict[str, JsonValue] | None:
+        """The arguments as an object, or None when they are not a JSON object."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+
+ResultContent = Annotated[TextPart | ImagePart | DocumentPart, Field(discriminator="type")]
+
+
+class ToolResultPart(_Frozen):
+    type: Literal["tool_result"] = "tool_result"
+    tool_call_id: str
+    tool_name: str
+    content: tuple[ResultContent, ...] = ()
+    is_error: bool = False
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+Part = Annotated[
+    TextPart | ThinkingPart | ImagePart | DocumentPart | ToolCallPart | ToolResultPart,
+    Field(discriminator="type"),
+]
+
+Role = Literal["user", "assistant", "tool"]
+
+
+class Message(_Frozen):
+    """One message of a conversation."""
+
+    role: Role
+    parts: tuple[Part, ...]
+    stop_reason: StopReason | None = None
+    usage: Usage | None = None
+    model: str | None = None
+    error: str | None = None
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls(role="user", parts=(TextPart(text=text),))
+
+    @classmethod
+    def tool_result(
+        cls, *, call_id: str, name: str, text: str, is_error: bool = False
+    ) -> Message:
+        part = ToolResultPart(
+            tool_call_id=call_id, tool_name=name, content=(TextPart(text=text),), is_error=is_error
+        )
+        return cls(role="tool", parts=(part,))
+
+    @property
+    def text(self) -> str:
+        """The text parts joined, for display and answers."""
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallPart, ...]:
+        return tuple(p for p in self.parts if isinstance(p, ToolCallPart))
+
+    @property
+    def tool_results(self) -> tuple[ToolResultPart, ...]:
+        return tuple(p for p in self.parts if isinstance(p, ToolResultPart))
+
+
+INTERRUPTED_RESULT = "Interrupted: the tool call did not finish (Circle stopped before it had a result)."
+NOT_RUN_RESULT = "Not run: the answer that asked for this call was incomplete."
+
+
+def unanswered_tool_calls(messages: list[Message]) -> list[ToolCallPart]:
+    """Tool calls of the last assistant message that have no result after it."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "assistant":
+            answered = {
+                r.tool_call_id for m in messages[index + 1 :] for r in m.tool_results
+            }
+            return [c for c in messages[index].tool_calls if c.id not in answered]
+        if messages[index].role == "user":
+            return []
+    return []
+
+
+def close_unanswered(messages: list[Message], *, text: str = INTERRUPTED_RESULT) -> list[Message]:
+    """Error results for every unanswered tool call, so the next request is valid everywhere."""
+    return [
+        Message.tool_result(call_id=c.id, name=c.name, text=text, is_error=True)
+        for c in unanswered_tool_calls(messages)
+    ]
+
+
+__all__ = [
+    "INTERRUPTED_RESULT",
+    "NOT_RUN_RESULT",
+    "DocumentPart",
+    "ImagePart",
+    "Message",
+    "Part",
+    "ResultContent",
+    "Role",
+    "StopReason",
+    "TextPart",
+    "ThinkingPart",
+    "ToolCallPart",
+    "ToolResultPart",
+    "Usage",
+    "close_unanswered",
+    "unanswered_tool_calls",
+]

@@ -1,0 +1,181 @@
+"""What goes to a model and what comes back: requests, tool specs, and the normalized stream.
+
+Every wire protocol is translated into the same :data:`ModelEvent` vocabulary, and
+:class:`AnswerAssembler` folds that stream into one assistant :class:`Message`; a non-streamed
+answer is the collected stream, so both paths meet here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import JsonValue
+
+from .messages import Message, Part, StopReason, TextPart, ThinkingPart, ToolCallPart, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the model sees it: a name, a description and a JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, JsonValue]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    model: str
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_output_tokens: int | None = None
+    thinking: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    text: str = ""
+    signature: str | None = None
+    redacted: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    index: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    index: int
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnded:
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported:
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    stop_reason: StopReason
+    model: str | None = None
+
+
+ModelEvent = (
+    TextDelta | ThinkingDelta | ToolCallStarted | ToolCallDelta | ToolCallEnded | UsageReported | Finished
+)
+
+
+@dataclass
+class _OpenCall:
+    id: str
+    name: str
+    arguments: list[str] = field(default_factory=list)
+
+
+class AnswerAssembler:
+    """Folds a stream of :data:`ModelEvent` into the assistant message it describes.
+
+    Parts keep the order in which they started. A stream that ends without :class:`Finished`
+    yields a message whose stop reason is ``incomplete``.
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[TextPart | ThinkingPart | _OpenCall] = []
+        self._calls: dict[int, _OpenCall] = {}
+        self._usage = Usage()
+        self._stop: StopReason | None = None
+        self._model: str | None = None
+
+    def add(self, event: ModelEvent) -> None:
+        match event:
+            case TextDelta(text=text):
+                last = self._parts[-1] if self._parts else None
+                if isinstance(last, TextPart):
+                    self._parts[-1] = TextPart(text=last.text + text)
+                else:
+                    self._parts.append(TextPart(text=text))
+            case ThinkingDelta():
+                self._add_thinking(event)
+            case ToolCallStarted(index=index, id=call_id, name=name):
+                call = _OpenCall(id=call_id, name=name)
+                self._calls[index] = call
+                self._parts.append(call)
+            case ToolCallDelta(index=index, arguments=arguments):
+                if index in self._calls:
+                    self._calls[index].arguments.append(arguments)
+            case ToolCallEnded():
+                pass
+            case UsageReported(usage=usage):
+                self._usage = usage
+            case Finished(stop_reason=stop, model=model):
+                self._stop = stop
+                self._model = model or self._model
+
+    def _add_thinking(self, event: ThinkingDelta) -> None:
+        last = self._parts[-1] if self._parts else None
+        if isinstance(last, ThinkingPart) and last.redacted is None and event.redacted is None:
+            self._parts[-1] = ThinkingPart(
+                text=last.text + event.text, signature=event.signature or last.signature
+            )
+        else:
+            self._parts.append(
+                ThinkingPart(text=event.text, signature=event.signature, redacted=event.redacted)
+            )
+
+    @property
+    def usage(self) -> Usage:
+        return self._usage
+
+    @property
+    def finished(self) -> bool:
+        return self._stop is not None
+
+    def message(self, *, model: str | None = None, error: str | None = None) -> Message:
+        parts: list[Part] = []
+        for part in self._parts:
+            if isinstance(part, _OpenCall):
+                parts.append(ToolCallPart(id=part.id, name=part.name, arguments="".join(part.arguments)))
+            elif not (isinstance(part, TextPart) and part.text == ""):
+                parts.append(part)
+        stop = self._stop or StopReason.INCOMPLETE
+        if stop is StopReason.END and not parts:
+            stop = StopReason.EMPTY
+        if stop is StopReason.END and any(isinstance(p, ToolCallPart) for p in parts):
+            stop = StopReason.TOOL_USE
+        return Message(
+            role="assistant",
+            parts=tuple(parts),
+            stop_reason=stop,
+            usage=self._usage,
+            model=self._model or model,
+            error=error,
+        )
+
+
+__all__ = [
+    "AnswerAssembler",
+    "Finished",
+    "ModelEvent",
+    "ModelRequest",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallDelta",
+    "ToolCallEnded",
+    "ToolCallStarted",
+    "ToolSpec",
+    "UsageReported",
+]

@@ -1,0 +1,125 @@
+"""Settings as values, and the rule that the environment beats settings.json.
+
+Reading the files is an adapter's work; this module only merges what was read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+
+Protocol = Literal["openai-chat", "openai-responses", "anthropic"]
+PROTOCOLS: tuple[Protocol, ...] = ("openai-chat", "openai-responses", "anthropic")
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class EndpointFile(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    base_url: str | None = None
+    protocol: Protocol | None = None
+    api_key_env: str | None = None
+
+
+class SettingsFile(BaseModel):
+    """The shape of settings.json; unknown keys are kept out, not refused."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    endpoint: EndpointFile = Field(default_factory=EndpointFile)
+    model: str | None = None
+    thinking: str | None = None
+    approval_mode: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    base_url: str
+    protocol: Protocol
+    api_key: str | None
+    model: str | None
+    timeout_s: float = 45.0
+
+
+def parse_settings_file(data: object, *, source: str) -> SettingsFile:
+    """Validate the parsed JSON of a settings file.
+
+    Raises:
+        ConfigError: the file does not have the settings' shape.
+    """
+    try:
+        return SettingsFile.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top)"
+        raise ConfigError(f"{source}: {where}: {first['msg']}") from None
+
+
+def merge_files(base: SettingsFile, override: SettingsFile) -> SettingsFile:
+    """``override`` wins key by key (a trusted project's file over the data folder's)."""
+    endpoint = base.endpoint.model_copy(update=override.endpoint.model_dump(exclude_none=True))
+    top = override.model_dump(exclude_none=True, exclude={"endpoint"})
+    return base.model_copy(update={**top, "endpoint": endpoint})
+
+
+def resolve_endpoint(
+    settings: SettingsFile,
+    env: Mapping[str, str],
+    credentials: Mapping[str, str] | None = None,
+    *,
+    model_override: str | None = None,
+) -> Endpoint:
+    """The endpoint to use: command line, then environment, then settings, then defaults.
+
+    Raises:
+        ConfigError: an unknown protocol or a timeout that is not a number.
+    """
+    credentials = credentials or {}
+    base_url = (
+        env.get("CIRCLE_BASE_URL")
+        or settings.endpoint.base_url
+        or env.get("OPENAI_BASE_URL")
+        or DEFAULT_BASE_URL
+    )
+    protocol_text = env.get("CIRCLE_PROTOCOL") or settings.endpoint.protocol or "openai-chat"
+    if protocol_text not in PROTOCOLS:
+        raise ConfigError(
+            f"unknown protocol {protocol_text!r}: use one of {', '.join(PROTOCOLS)}"
+        )
+    key_env = settings.endpoint.api_key_env
+    api_key = (
+        env.get("CIRCLE_API_KEY")
+        or (env.get(key_env) if key_env else None)
+        or credentials.get("api_key")
+        or env.get("OPENAI_API_KEY")
+    )
+    model = model_override or env.get("CIRCLE_MODEL") or settings.model
+    timeout_text = env.get("CIRCLE_LLM_TIMEOUT")
+    try:
+        timeout = float(timeout_text) if timeout_text else 45.0
+    except ValueError:
+        raise ConfigError(f"CIRCLE_LLM_TIMEOUT must be seconds, not {timeout_text!r}") from None
+    protocol: Protocol = protocol_text  # type: ignore[assignment]
+    return Endpoint(base_url=base_url, protocol=protocol, api_key=api_key, model=model, timeout_s=timeout)
+
+
+def with_model(endpoint: Endpoint, model: str) -> Endpoint:
+    return replace(endpoint, model=model)
+
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "PROTOCOLS",
+    "Endpoint",
+    "Protocol",
+    "SettingsFile",
+    "merge_files",
+    "parse_settings_file",
+    "resolve_endpoint",
+    "with_model",
+]
