@@ -1,3 +1,121 @@
-"""Circle: a coding agent for the terminal, and a library that gives other programs the same loop."""
+"""Circle: a coding agent for the terminal, and a library that gives other programs the same loop.
+
+Names load on first use (PEP 562), so ``import circle`` loads no SDK.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "Agent": "circle.entrypoints.library",
+    "AgentEvent": "circle.application.events",
+    "ApprovalDecision": "circle.application.ports.approver",
+    "ApprovalDeniedError": "circle.domain.errors",
+    "ApprovalRequest": "circle.application.ports.approver",
+    "CircleError": "circle.domain.errors",
+    "ConfigError": "circle.domain.errors",
+    "ContextOverflowError": "circle.domain.errors",
+    "ErrorReported": "circle.application.events",
+    "Message": "circle.domain.messages",
+    "MessageEnded": "circle.application.events",
+    "MessageStarted": "circle.application.events",
+    "MessageUpdated": "circle.application.events",
+    "ModelConnectionError": "circle.domain.errors",
+    "ModelError": "circle.domain.errors",
+    "ModelHTTPError": "circle.domain.errors",
+    "ProviderProtocolError": "circle.domain.errors",
+    "RateLimitedError": "circle.domain.errors",
+    "StopReason": "circle.domain.messages",
+    "StorageError": "circle.domain.errors",
+    "ToolError": "circle.domain.errors",
+    "ToolExecutionEnded": "circle.application.events",
+    "ToolExecutionStarted": "circle.application.events",
+    "TurnEnded": "circle.application.events",
+    "TurnResult": "circle.application.agent_loop",
+    "TurnStarted": "circle.application.events",
+    "UntrustedFolderError": "circle.domain.errors",
+    "Usage": "circle.domain.messages",
+    "UsageLimitError": "circle.domain.errors",
+}
+
+__all__ = [
+    "Agent",
+    "AgentEvent",
+    "ApprovalDecision",
+    "ApprovalDeniedError",
+    "ApprovalRequest",
+    "CircleError",
+    "ConfigError",
+    "ContextOverflowError",
+    "ErrorReported",
+    "Message",
+    "MessageEnded",
+    "MessageStarted",
+    "MessageUpdated",
+    "ModelConnectionError",
+    "ModelError",
+    "ModelHTTPError",
+    "ProviderProtocolError",
+    "RateLimitedError",
+    "StopReason",
+    "StorageError",
+    "ToolError",
+    "ToolExecutionEnded",
+    "ToolExecutionStarted",
+    "TurnEnded",
+    "TurnResult",
+    "TurnStarted",
+    "UntrustedFolderError",
+    "Usage",
+    "UsageLimitError",
+    "__version__",
+]
+
+if TYPE_CHECKING:
+    from circle.application.agent_loop import TurnResult
+    from circle.application.events import (
+        AgentEvent,
+        ErrorReported,
+        MessageEnded,
+        MessageStarted,
+        MessageUpdated,
+        ToolExecutionEnded,
+        ToolExecutionStarted,
+        TurnEnded,
+        TurnStarted,
+    )
+    from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
+    from circle.domain.errors import (
+        ApprovalDeniedError,
+        CircleError,
+        ConfigError,
+        ContextOverflowError,
+        ModelConnectionError,
+        ModelError,
+        ModelHTTPError,
+        ProviderProtocolError,
+        RateLimitedError,
+        StorageError,
+        ToolError,
+        UntrustedFolderError,
+        UsageLimitError,
+    )
+    from circle.domain.messages import Message, StopReason, Usage
+    from circle.entrypoints.library import Agent
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'circle' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -137,9 +137,7 @@ class Message(_Frozen):
         return cls(role="user", parts=(TextPart(text=text),))
 
     @classmethod
-    def tool_result(
-        cls, *, call_id: str, name: str, text: str, is_error: bool = False
-    ) -> Message:
+    def tool_result(cls, *, call_id: str, name: str, text: str, is_error: bool = False) -> Message:
         part = ToolResultPart(
             tool_call_id=call_id, tool_name=name, content=(TextPart(text=text),), is_error=is_error
         )
@@ -167,9 +165,7 @@ def unanswered_tool_calls(messages: list[Message]) -> list[ToolCallPart]:
     """Tool calls of the last assistant message that have no result after it."""
     for index in range(len(messages) - 1, -1, -1):
         if messages[index].role == "assistant":
-            answered = {
-                r.tool_call_id for m in messages[index + 1 :] for r in m.tool_results
-            }
+            answered = {r.tool_call_id for m in messages[index + 1 :] for r in m.tool_results}
             return [c for c in messages[index].tool_calls if c.id not in answered]
         if messages[index].role == "user":
             return []

@@ -88,9 +88,7 @@ def resolve_endpoint(
     )
     protocol_text = env.get("CIRCLE_PROTOCOL") or settings.endpoint.protocol or "openai-chat"
     if protocol_text not in PROTOCOLS:
-        raise ConfigError(
-            f"unknown protocol {protocol_text!r}: use one of {', '.join(PROTOCOLS)}"
-        )
+        raise ConfigError(f"unknown protocol {protocol_text!r}: use one of {', '.join(PROTOCOLS)}")
     key_env = settings.endpoint.api_key_env
     api_key = (
         env.get("CIRCLE_API_KEY")
@@ -104,7 +102,7 @@ def resolve_endpoint(
         timeout = float(timeout_text) if timeout_text else 45.0
     except ValueError:
         raise ConfigError(f"CIRCLE_LLM_TIMEOUT must be seconds, not {timeout_text!r}") from None
-    protocol: Protocol = protocol_text  # type: ignore[assignment]
+    protocol: Protocol = protocol_text
     return Endpoint(base_url=base_url, protocol=protocol, api_key=api_key, model=model, timeout_s=timeout)
 
 

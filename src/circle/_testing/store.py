@@ -1,0 +1,174 @@
+"""InMemorySessionStore and InMemoryTrustList: the storage ports in dicts, for tests.
+
+Same semantics and errors as the SQLite adapter (the contract suite runs both), with the state
+in plain attributes a test can assert on: ``sessions``, ``stored``, ``heads``, ``stored_labels``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from pathlib import Path
+from uuid import uuid4
+
+from circle.application.ports.session_store import SessionInfo
+from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label, path_to
+from circle.domain.errors import StorageError
+from circle.domain.messages import Message
+from circle.domain.workspace import is_inside
+
+
+class InMemorySessionStore:
+    """A SessionStore in memory.
+
+    Attributes:
+        sessions: session id -> info (``message_count`` kept current).
+        stored: checkpoint id -> checkpoint, every session, in the order they were appended.
+        heads: (session id, branch name) -> head checkpoint id.
+        stored_labels: every label, in the order they were added.
+        closed: True after :meth:`aclose`; later calls raise StorageError.
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self.sessions: dict[str, SessionInfo] = {}
+        self.stored: dict[str, Checkpoint] = {}
+        self.heads: dict[tuple[str, str], str | None] = {}
+        self.stored_labels: list[Label] = []
+        self.closed = False
+
+    def _open(self) -> None:
+        if self.closed:
+            raise StorageError("the session store is closed")
+
+    def _session(self, session_id: str) -> SessionInfo:
+        self._open()
+        info = self.sessions.get(session_id)
+        if info is None:
+            raise StorageError(f"no session {session_id}")
+        return info
+
+    async def create_session(
+        self, *, workspace: str, session_id: str | None = None, title: str | None = None
+    ) -> SessionInfo:
+        self._open()
+        session_id = session_id or uuid4().hex
+        if session_id in self.sessions:
+            raise StorageError(f"session {session_id} already exists")
+        now = self._clock()
+        info = SessionInfo(id=session_id, workspace=workspace, title=title, created_at=now, updated_at=now)
+        self.sessions[session_id] = info
+        return info
+
+    async def get_session(self, session_id: str) -> SessionInfo | None:
+        self._open()
+        return self.sessions.get(session_id)
+
+    async def list_sessions(self, *, workspace: str | None = None, limit: int = 50) -> list[SessionInfo]:
+        self._open()
+        found = [s for s in self.sessions.values() if workspace is None or s.workspace == workspace]
+        found.sort(key=lambda s: (s.updated_at, s.created_at, s.id), reverse=True)
+        return found[:limit]
+
+    async def append(self, session_id: str, message: Message, *, branch: str = MAIN_BRANCH) -> Checkpoint:
+        info = self._session(session_id)
+        now = self._clock()
+        seq = max((cp.seq for cp in self.stored.values() if cp.session_id == session_id), default=0) + 1
+        checkpoint = Checkpoint(
+            id=uuid4().hex,
+            session_id=session_id,
+            parent_id=self.heads.get((session_id, branch)),
+            seq=seq,
+            message=message,
+            created_at=now,
+        )
+        self.stored[checkpoint.id] = checkpoint
+        self.heads[(session_id, branch)] = checkpoint.id
+        self.sessions[session_id] = dataclasses.replace(
+            info, updated_at=now, message_count=info.message_count + 1
+        )
+        return checkpoint
+
+    async def history(self, session_id: str, *, branch: str = MAIN_BRANCH) -> list[Checkpoint]:
+        self._session(session_id)
+        return path_to(self.stored, self.heads.get((session_id, branch)))
+
+    async def checkpoints(self, session_id: str) -> list[Checkpoint]:
+        self._session(session_id)
+        return sorted(
+            (cp for cp in self.stored.values() if cp.session_id == session_id), key=lambda cp: cp.seq
+        )
+
+    async def branches(self, session_id: str) -> list[Branch]:
+        self._session(session_id)
+        return [
+            Branch(session_id=session_id, name=name, head_id=head_id)
+            for (owner, name), head_id in sorted(self.heads.items())
+            if owner == session_id
+        ]
+
+    async def create_branch(self, session_id: str, name: str, *, head_id: str | None) -> Branch:
+        self._session(session_id)
+        if (session_id, name) in self.heads:
+            raise StorageError(f"branch {name!r} of session {session_id} already exists")
+        if head_id is not None and getattr(self.stored.get(head_id), "session_id", None) != session_id:
+            raise StorageError(f"no checkpoint {head_id} in session {session_id}")
+        self.heads[(session_id, name)] = head_id
+        return Branch(session_id=session_id, name=name, head_id=head_id)
+
+    async def add_label(self, checkpoint_id: str, text: str) -> Label:
+        self._open()
+        if checkpoint_id not in self.stored:
+            raise StorageError(f"no checkpoint {checkpoint_id}")
+        label = Label(checkpoint_id=checkpoint_id, text=text)
+        if label not in self.stored_labels:
+            self.stored_labels.append(label)
+        return label
+
+    async def labels(self, session_id: str) -> list[Label]:
+        self._session(session_id)
+        mine = [
+            label for label in self.stored_labels if self.stored[label.checkpoint_id].session_id == session_id
+        ]
+        return sorted(mine, key=lambda label: (self.stored[label.checkpoint_id].seq, label.text))
+
+    async def set_title(self, session_id: str, title: str) -> None:
+        info = self._session(session_id)
+        self.sessions[session_id] = dataclasses.replace(info, title=title)
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+class InMemoryTrustList:
+    """A TrustList in memory.
+
+    Attributes:
+        folders: resolved folder path -> when it was trusted.
+        closed: True after :meth:`aclose`; later calls raise StorageError.
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self.folders: dict[str, float] = {}
+        self.closed = False
+
+    def _open(self) -> None:
+        if self.closed:
+            raise StorageError("the trust list is closed")
+
+    async def trust(self, folder: str) -> None:
+        self._open()
+        self.folders.setdefault(str(Path(folder).expanduser().resolve()), self._clock())
+
+    async def is_trusted(self, folder: str) -> bool:
+        self._open()
+        resolved = str(Path(folder).expanduser().resolve())
+        return any(is_inside(trusted, resolved) for trusted in self.folders)
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+__all__ = ["InMemorySessionStore", "InMemoryTrustList"]

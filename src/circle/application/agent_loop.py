@@ -1,0 +1,251 @@
+"""The agent loop: a model request, then the tool calls it asked for, until the model stops.
+
+Tool calls run one after another, except that adjacent ``task`` calls run at the same time;
+results are appended in call order. Cancellation is checked at every model and tool boundary,
+and cancelling the running task stops a model stream or a command (with its process group).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pydantic import JsonValue
+
+from circle.domain.errors import CircleError, ToolError
+from circle.domain.messages import (
+    NOT_RUN_RESULT,
+    Message,
+    ToolCallPart,
+    Usage,
+    close_unanswered,
+)
+from circle.domain.model import (
+    AnswerAssembler,
+    ModelRequest,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStarted,
+)
+
+from .conversation import Conversation
+from .events import (
+    ErrorReported,
+    MessageStarted,
+    MessageUpdated,
+    ToolExecutionEnded,
+    ToolExecutionStarted,
+    TurnEnded,
+    TurnStarted,
+)
+from .ports.event_sink import EventSink
+from .ports.model_client import ModelClient
+from .tools.base import Tool, ToolContext, ToolOutput
+
+log = logging.getLogger("circle.loop")
+PARALLEL_TOOLS = frozenset({"task"})
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    session_id: str
+    answer: str
+    usage: Usage
+    incomplete: bool = False
+    aborted: bool = False
+    error: CircleError | None = None
+
+
+@dataclass
+class LoopSettings:
+    model: str
+    system: str
+    max_output_tokens: int | None = None
+    thinking: str | None = None
+    max_rounds: int | None = None
+
+
+@dataclass
+class Inbox:
+    """Messages a person sends while a turn runs: steering (read before the next request)
+    and follow-ups (each starts a new turn when one ends)."""
+
+    steering: deque[str] = field(default_factory=deque)
+    follow_ups: deque[str] = field(default_factory=deque)
+
+
+class AgentLoop:
+    def __init__(
+        self,
+        *,
+        model: ModelClient,
+        tools: dict[str, Tool],
+        context: ToolContext,
+        events: EventSink,
+        settings: LoopSettings,
+    ) -> None:
+        self.model = model
+        self.tools = tools
+        self.context = context
+        self.events = events
+        self.settings = settings
+        self._specs = tuple(tool.spec() for tool in tools.values())
+
+    async def run_turn(self, conversation: Conversation, prompt: str | None, inbox: Inbox) -> TurnResult:
+        """Run one turn.
+
+        Cancelling the task that runs it stops the turn at once: unanswered tool calls get an
+        "interrupted" result, and the turn returns with ``aborted`` set instead of raising.
+        """
+        self.events.emit(TurnStarted(session_id=conversation.session_id, message=prompt))
+        usage = Usage()
+        try:
+            if prompt is not None:
+                await conversation.append(Message.user(prompt), self.events)
+            rounds = 0
+            while True:
+                while inbox.steering:
+                    await conversation.append(Message.user(inbox.steering.popleft()), self.events)
+                answer = await self._ask_model(conversation)
+                usage = usage + (answer.usage or Usage())
+                await conversation.append(answer, self.events)
+                calls = answer.tool_calls
+                if answer.stop_reason is not None and not answer.stop_reason.is_complete:
+                    for result in close_unanswered(conversation.messages, text=NOT_RUN_RESULT):
+                        await conversation.append(result, self.events)
+                    return self._end(conversation, answer.text, usage, incomplete=True)
+                if not calls:
+                    return self._end(conversation, answer.text, usage)
+                await self._run_calls(conversation, calls)
+                rounds += 1
+                if self.settings.max_rounds is not None and rounds >= self.settings.max_rounds:
+                    return self._end(
+                        conversation,
+                        answer.text,
+                        usage,
+                        incomplete=True,
+                        error=CircleError(f"stopped after {rounds} tool rounds (--max-turns)"),
+                    )
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            await asyncio.shield(self._record_interruption(conversation))
+            return self._end(conversation, "", usage, aborted=True)
+        except CircleError as exc:
+            self.events.emit(ErrorReported(code=exc.code, message=exc.message))
+            return self._end(conversation, "", usage, error=exc)
+
+    async def _ask_model(self, conversation: Conversation) -> Message:
+        request = ModelRequest(
+            model=self.settings.model,
+            system=self.settings.system,
+            messages=tuple(conversation.messages),
+            tools=self._specs,
+            max_output_tokens=self.settings.max_output_tokens,
+            thinking=self.settings.thinking,
+        )
+        assembler = AnswerAssembler()
+        self.events.emit(MessageStarted(message=None, role="assistant"))
+        index = -1
+        async for event in self.model.stream(request):
+            assembler.add(event)
+            match event:
+                case TextDelta(text=text):
+                    self.events.emit(MessageUpdated(kind="text", delta=text, content_index=index))
+                case ThinkingDelta(text=text) if text:
+                    self.events.emit(MessageUpdated(kind="thinking", delta=text, content_index=index))
+                case ToolCallStarted(index=call_index):
+                    index = call_index
+                case ToolCallDelta(arguments=arguments):
+                    self.events.emit(MessageUpdated(kind="toolcall", delta=arguments, content_index=index))
+                case _:
+                    pass
+        return assembler.message(model=self.settings.model)
+
+    async def _run_calls(self, conversation: Conversation, calls: Sequence[ToolCallPart]) -> None:
+        index = 0
+        while index < len(calls):
+            group = [calls[index]]
+            if calls[index].name in PARALLEL_TOOLS:
+                while index + len(group) < len(calls) and calls[index + len(group)].name in PARALLEL_TOOLS:
+                    group.append(calls[index + len(group)])
+            results = await asyncio.gather(*(self._run_call(call) for call in group))
+            for result in results:
+                await conversation.append(result, self.events)
+            index += len(group)
+
+    async def _run_call(self, call: ToolCallPart) -> Message:
+        arguments = call.parsed_arguments()
+        args_event: dict[str, JsonValue] = arguments if arguments is not None else {}
+        self.events.emit(ToolExecutionStarted(tool_call_id=call.id, tool_name=call.name, args=args_event))
+        output = await self._invoke(call, arguments)
+        self.events.emit(
+            ToolExecutionEnded(
+                tool_call_id=call.id, tool_name=call.name, result=output.text, is_error=output.is_error
+            )
+        )
+        return Message.tool_result(
+            call_id=call.id, name=call.name, text=output.text, is_error=output.is_error
+        )
+
+    async def _invoke(self, call: ToolCallPart, arguments: dict[str, JsonValue] | None) -> ToolOutput:
+        tool = self.tools.get(call.name)
+        if tool is None:
+            known = ", ".join(sorted(self.tools))
+            return ToolOutput(f"unknown tool {call.name!r}; the tools are: {known}", is_error=True)
+        if arguments is None:
+            return ToolOutput(
+                f"the arguments of {call.name} are not a JSON object: {call.arguments[:200]!r}",
+                is_error=True,
+            )
+        try:
+            return await tool.invoke(arguments, self.context)
+        except ToolError as exc:
+            return ToolOutput(exc.message, is_error=True)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("tool %s crashed", call.name)
+            return ToolOutput(f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+
+    async def _record_interruption(self, conversation: Conversation) -> None:
+        for result in close_unanswered(conversation.messages):
+            await conversation.append(result, self.events)
+
+    def _end(
+        self,
+        conversation: Conversation,
+        answer: str,
+        usage: Usage,
+        *,
+        incomplete: bool = False,
+        aborted: bool = False,
+        error: CircleError | None = None,
+    ) -> TurnResult:
+        self.events.emit(
+            TurnEnded(
+                session_id=conversation.session_id,
+                answer=answer,
+                usage=usage,
+                incomplete=incomplete,
+                aborted=aborted,
+                error=error.message if error else None,
+                error_code=error.code if error else None,
+            )
+        )
+        return TurnResult(
+            session_id=conversation.session_id,
+            answer=answer,
+            usage=usage,
+            incomplete=incomplete,
+            aborted=aborted,
+            error=error,
+        )
+
+
+__all__ = ["AgentLoop", "Inbox", "LoopSettings", "TurnResult"]

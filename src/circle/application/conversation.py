@@ -1,0 +1,50 @@
+"""A conversation: one session's history in memory, written through to the store as it grows."""
+
+from __future__ import annotations
+
+from circle.domain.checkpoints import MAIN_BRANCH
+from circle.domain.messages import Message, close_unanswered
+
+from .events import MessageEnded, MessageStarted
+from .ports.event_sink import EventSink
+from .ports.session_store import SessionStore
+
+
+class Conversation:
+    """Appends are committed to the store before they are added to the history."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        session_id: str,
+        history: list[Message],
+        *,
+        branch: str = MAIN_BRANCH,
+    ) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.branch = branch
+        self._history = history
+
+    @classmethod
+    async def open(cls, store: SessionStore, session_id: str, *, branch: str = MAIN_BRANCH) -> Conversation:
+        """Load a session; tool calls left without a result get a recorded "interrupted" result."""
+        checkpoints = await store.history(session_id, branch=branch)
+        conversation = cls(store, session_id, [cp.message for cp in checkpoints], branch=branch)
+        for result in close_unanswered(conversation.messages):
+            await conversation.append(result)
+        return conversation
+
+    @property
+    def messages(self) -> list[Message]:
+        """The history, oldest first. Do not mutate; use :meth:`append`."""
+        return self._history
+
+    async def append(self, message: Message, events: EventSink | None = None) -> str:
+        checkpoint = await self.store.append(self.session_id, message, branch=self.branch)
+        self._history.append(message)
+        if events is not None:
+            if message.role != "assistant":
+                events.emit(MessageStarted(message=message, role=message.role))
+            events.emit(MessageEnded(message=message, checkpoint_id=checkpoint.id))
+        return checkpoint.id

@@ -1,0 +1,132 @@
+"""The tool contract: a frozen pydantic ``Args`` model, a name, ``run(args, ctx)`` and an approval class.
+
+Bad arguments and failures become a :class:`ToolError` whose message reaches the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
+
+from circle.application.ports.approver import ApprovalKind, ApprovalRequest, Approver
+from circle.application.ports.file_system import FileSystem
+from circle.application.ports.process_runner import ProcessRunner
+from circle.application.ports.text_search import TextSearch
+from circle.application.prompts import load_prompt
+from circle.domain.errors import ApprovalDeniedError, ToolError
+from circle.domain.model import ToolSpec
+from circle.domain.workspace import is_inside, join_in_workspace, relative_display
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's arguments: frozen, unknown names refused."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    text: str
+    is_error: bool = False
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may touch: the workspace through the ports, and the approver."""
+
+    workspace: str
+    files: FileSystem
+    search: TextSearch
+    processes: ProcessRunner
+    approver: Approver
+    env: dict[str, str] = field(default_factory=dict)
+
+    async def resolve(self, path: str) -> str:
+        """The real path of ``path`` (relative to the workspace), refused when outside it."""
+        if not path or "\x00" in path:
+            raise ToolError("a path is required" if not path else "the path contains a NUL byte")
+        resolved = await self.files.resolve(join_in_workspace(self.workspace, path))
+        if not is_inside(self.workspace, resolved):
+            raise ToolError(f"{path} is outside the workspace ({self.workspace})")
+        return resolved
+
+    def show(self, resolved: str) -> str:
+        return relative_display(self.workspace, resolved)
+
+    async def approve(self, tool: str, kind: ApprovalKind, summary: str) -> None:
+        """Ask before a change; raise :class:`ApprovalDeniedError` when refused."""
+        decision = await self.approver.decide(
+            ApprovalRequest(tool_name=tool, kind=kind, summary=summary, workspace=self.workspace)
+        )
+        if not decision.allowed:
+            reason = f": {decision.reason}" if decision.reason else ""
+            raise ApprovalDeniedError(f"{tool} was not approved{reason}")
+
+
+class Tool(Protocol):
+    """What the agent loop needs from a tool."""
+
+    @property
+    def name(self) -> str: ...
+
+    def spec(self) -> ToolSpec: ...
+
+    async def invoke(self, arguments: dict[str, JsonValue], ctx: ToolContext) -> ToolOutput: ...
+
+
+A = TypeVar("A", bound=ToolArgs)
+
+
+def _clean_schema(schema: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """Drop pydantic's titles: they cost tokens and tell the model nothing."""
+    cleaned: dict[str, JsonValue] = {}
+    for key, value in schema.items():
+        if key == "title":
+            continue
+        if isinstance(value, dict):
+            cleaned[key] = (
+                _clean_schema(value)
+                if key != "properties"
+                else {
+                    name: _clean_schema(prop) if isinstance(prop, dict) else prop
+                    for name, prop in value.items()
+                }
+            )
+        else:
+            cleaned[key] = value
+    return cleaned
+
+
+def describe_validation(name: str, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors()[:5]:
+        where = ".".join(str(p) for p in error["loc"]) or "arguments"
+        problems.append(f"{where}: {error['msg']}")
+    return f"invalid arguments for {name}: " + "; ".join(problems)
+
+
+@dataclass(frozen=True)
+class BuiltinTool(Generic[A]):
+    """A built-in tool; its description is ``prompts/tools/<name>.md``."""
+
+    name: str
+    args: type[A]
+    run: Callable[[A, ToolContext], Awaitable[ToolOutput]]
+
+    def spec(self) -> ToolSpec:
+        schema: dict[str, JsonValue] = _clean_schema(self.args.model_json_schema())
+        schema.pop("additionalProperties", None)
+        return ToolSpec(name=self.name, description=load_prompt(f"tools/{self.name}.md"), parameters=schema)
+
+    async def invoke(self, arguments: dict[str, JsonValue], ctx: ToolContext) -> ToolOutput:
+        try:
+            args = self.args.model_validate(arguments)
+        except ValidationError as exc:
+            raise ToolError(describe_validation(self.name, exc)) from None
+        return await self.run(args, ctx)
+
+
+__all__ = ["BuiltinTool", "Tool", "ToolArgs", "ToolContext", "ToolOutput", "describe_validation"]

@@ -1,0 +1,147 @@
+"""The file tools: ls, read_file, write_file, edit_file and delete."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from circle.domain.errors import ToolError
+
+from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
+
+MAX_LINE_CHARS = 2000
+DEFAULT_READ_LINES = 2000
+MAX_LS_ENTRIES = 1000
+BINARY_SNIFF_BYTES = 8192
+
+
+class LsArgs(ToolArgs):
+    path: str = Field(".", description="Folder to list, relative to the workspace or absolute.")
+
+
+async def _ls(args: LsArgs, ctx: ToolContext) -> ToolOutput:
+    folder = await ctx.resolve(args.path)
+    info = await ctx.files.stat(folder)
+    if info is None:
+        raise ToolError(f"no such folder: {args.path}")
+    if info.kind != "dir":
+        raise ToolError(f"{args.path} is a file, not a folder: use read_file")
+    entries = sorted(await ctx.files.list_dir(folder), key=lambda e: (e.kind != "dir", e.path))
+    lines = []
+    for entry in entries[:MAX_LS_ENTRIES]:
+        name = entry.path.rsplit("/", 1)[-1]
+        lines.append(f"{name}/" if entry.kind == "dir" else f"{name}  ({entry.size} bytes)")
+    if len(entries) > MAX_LS_ENTRIES:
+        lines.append(f"({len(entries) - MAX_LS_ENTRIES} more entries not shown)")
+    return ToolOutput("\n".join(lines) if lines else f"{ctx.show(folder)} is empty")
+
+
+class ReadFileArgs(ToolArgs):
+    file_path: str = Field(description="File to read, relative to the workspace or absolute.")
+    offset: int = Field(1, ge=1, description="First line to read, 1-based.")
+    limit: int = Field(DEFAULT_READ_LINES, ge=1, le=10000, description="How many lines to read.")
+
+
+async def _existing_file(ctx: ToolContext, path: str) -> str:
+    resolved = await ctx.resolve(path)
+    info = await ctx.files.stat(resolved)
+    if info is None:
+        raise ToolError(f"file not found: {path}")
+    if info.kind == "dir":
+        raise ToolError(f"{path} is a folder, not a file: use ls")
+    return resolved
+
+
+async def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
+    resolved = await _existing_file(ctx, args.file_path)
+    head = await ctx.files.read_bytes(resolved, limit=BINARY_SNIFF_BYTES)
+    if b"\x00" in head:
+        info = await ctx.files.stat(resolved)
+        size = info.size if info else len(head)
+        raise ToolError(f"{args.file_path} is a binary file ({size} bytes); read_file reads text")
+    window = await ctx.files.read_lines(resolved, offset=args.offset, limit=args.limit)
+    if not window.lines:
+        if args.offset == 1:
+            return ToolOutput(f"{ctx.show(resolved)} is empty")
+        raise ToolError(f"{args.file_path} has fewer than {args.offset} lines")
+    out = []
+    for number, line in enumerate(window.lines, start=window.offset):
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + f"… ({len(line) - MAX_LINE_CHARS} more characters)"
+        out.append(f"{number:6}\t{line}")
+    if window.more:
+        last = window.offset + len(window.lines) - 1
+        out.append(f"(more lines follow: read again with offset={last + 1})")
+    return ToolOutput("\n".join(out))
+
+
+class WriteFileArgs(ToolArgs):
+    file_path: str = Field(description="File to write, relative to the workspace or absolute.")
+    content: str = Field(description="The whole new content of the file.")
+
+
+async def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
+    resolved = await ctx.resolve(args.file_path)
+    info = await ctx.files.stat(resolved)
+    if info is not None and info.kind == "dir":
+        raise ToolError(f"{args.file_path} is a folder")
+    await ctx.approve("write_file", "edit", f"write {ctx.show(resolved)}")
+    await ctx.files.write_bytes(resolved, args.content.encode("utf-8"))
+    lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
+    verb = "Overwrote" if info is not None else "Created"
+    return ToolOutput(f"{verb} {ctx.show(resolved)} ({lines} lines)")
+
+
+class EditFileArgs(ToolArgs):
+    file_path: str = Field(description="File to change.")
+    old_string: str = Field(description="The exact text to replace; it must appear once unless replace_all.")
+    new_string: str = Field(description="The text to put in its place.")
+    replace_all: bool = Field(False, description="Replace every occurrence.")
+
+
+async def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
+    if not args.old_string:
+        raise ToolError("old_string is empty: use write_file to create or overwrite a file")
+    if args.old_string == args.new_string:
+        raise ToolError("old_string and new_string are the same: nothing would change")
+    resolved = await _existing_file(ctx, args.file_path)
+    data = await ctx.files.read_bytes(resolved)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"{args.file_path} is not UTF-8 text; edit_file changes text files") from None
+    count = text.count(args.old_string)
+    if count == 0:
+        raise ToolError(
+            f"old_string was not found in {args.file_path}: read the file and copy the text exactly"
+        )
+    if count > 1 and not args.replace_all:
+        raise ToolError(
+            f"old_string appears {count} times in {args.file_path}: "
+            "add surrounding lines to make it unique, or set replace_all"
+        )
+    await ctx.approve("edit_file", "edit", f"edit {ctx.show(resolved)}")
+    updated = text.replace(args.old_string, args.new_string)
+    await ctx.files.write_bytes(resolved, updated.encode("utf-8"))
+    where = text[: text.index(args.old_string)].count("\n") + 1
+    times = f"{count} places" if count > 1 else f"line {where}"
+    return ToolOutput(f"Edited {ctx.show(resolved)} ({times})")
+
+
+class DeleteArgs(ToolArgs):
+    file_path: str = Field(description="File to delete.")
+
+
+async def _delete(args: DeleteArgs, ctx: ToolContext) -> ToolOutput:
+    resolved = await _existing_file(ctx, args.file_path)
+    if resolved == ctx.workspace:
+        raise ToolError("the workspace itself cannot be deleted")
+    await ctx.approve("delete", "edit", f"delete {ctx.show(resolved)}")
+    await ctx.files.delete(resolved)
+    return ToolOutput(f"Deleted {ctx.show(resolved)}")
+
+
+LS = BuiltinTool("ls", LsArgs, _ls)
+READ_FILE = BuiltinTool("read_file", ReadFileArgs, _read_file)
+WRITE_FILE = BuiltinTool("write_file", WriteFileArgs, _write_file)
+EDIT_FILE = BuiltinTool("edit_file", EditFileArgs, _edit_file)
+DELETE = BuiltinTool("delete", DeleteArgs, _delete)

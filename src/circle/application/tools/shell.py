@@ -1,0 +1,46 @@
+"""execute: a shell command in the workspace, in its own process group."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from circle.domain.errors import ToolError
+
+from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
+
+OUTPUT_LIMIT = 30_000
+DEFAULT_TIMEOUT_S = 120
+MAX_TIMEOUT_S = 600
+
+
+class ExecuteArgs(ToolArgs):
+    command: str = Field(description="The shell command (bash) to run in the workspace.")
+    timeout: int = Field(
+        DEFAULT_TIMEOUT_S, ge=1, le=MAX_TIMEOUT_S, description="Seconds before the command is stopped."
+    )
+    background: bool = Field(False, description="Run as a background job (not available yet).")
+
+
+async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
+    if not args.command.strip():
+        raise ToolError("the command is empty")
+    if args.background:
+        raise ToolError("background jobs are not available in this version: run it in the foreground")
+    await ctx.approve("execute", "execute", args.command)
+    result = await ctx.processes.run(
+        args.command,
+        cwd=ctx.workspace,
+        timeout_s=args.timeout,
+        output_limit=OUTPUT_LIMIT,
+        env=ctx.env or None,
+    )
+    output = result.output.rstrip("\n")
+    if result.timed_out:
+        note = f"[stopped after {args.timeout} s: timed out]"
+        return ToolOutput(f"{output}\n{note}" if output else note, is_error=True)
+    status = f"[exit code {result.exit_code}]"
+    text = f"{output}\n{status}" if output else f"(no output)\n{status}"
+    return ToolOutput(text, is_error=result.exit_code != 0)
+
+
+EXECUTE = BuiltinTool("execute", ExecuteArgs, _execute)

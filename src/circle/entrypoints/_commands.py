@@ -1,0 +1,87 @@
+"""Subcommands: `circle trust [FOLDER]` and `circle sessions [FOLDER]`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from circle.adapters._shared.settings_files import data_dir
+
+from ._crash import guard
+
+commands = typer.Typer(
+    add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]}
+)
+
+
+def _store_path() -> Path:
+    return data_dir(os.environ) / "circle.sqlite"
+
+
+@commands.command()
+def trust(folder: Annotated[Path, typer.Argument(help="The folder to trust.")] = Path(".")) -> None:
+    """Trust FOLDER (and everything below it): Circle may work there."""
+    resolved = folder.resolve()
+    if not resolved.is_dir():
+        raise typer.BadParameter(f"{folder} is not a folder")
+
+    async def go() -> int:
+        from circle.adapters.storage.sqlite_store import SqliteTrustList
+
+        trust_list = SqliteTrustList(_store_path())
+        try:
+            await trust_list.trust(str(resolved))
+        finally:
+            await trust_list.aclose()
+        typer.echo(f"trusted {resolved}")
+        return 0
+
+    raise typer.Exit(guard(lambda: _run(go)))
+
+
+@commands.command()
+def sessions(
+    folder: Annotated[Path | None, typer.Argument(help="Only this folder's sessions.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+) -> None:
+    """List sessions, newest first."""
+
+    async def go() -> int:
+        from circle.adapters.storage.sqlite_store import SqliteSessionStore
+
+        path = _store_path()
+        if not path.exists():
+            typer.echo("no sessions yet")
+            return 0
+        store = SqliteSessionStore(path)
+        try:
+            found = await store.list_sessions(
+                workspace=str(folder.resolve()) if folder else None, limit=limit
+            )
+        finally:
+            await store.aclose()
+        if not found:
+            typer.echo("no sessions yet")
+        for info in found:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated_at))
+            title = (info.title or "").replace("\n", " ")[:60]
+            typer.echo(f"{info.id}  {when}  {info.message_count:4} msgs  {info.workspace}  {title}")
+        return 0
+
+    raise typer.Exit(guard(lambda: _run(go)))
+
+
+def _run(go: Callable[[], Coroutine[None, None, int]]) -> int:
+    from circle.domain.errors import CircleError
+
+    try:
+        return asyncio.run(go())
+    except CircleError as exc:
+        typer.echo(f"circle: {exc.message}", err=True)
+        return 1

@@ -1,0 +1,123 @@
+"""The root command: `circle [FOLDER] [@file …] [MESSAGE]` with print mode and JSON events."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from circle import __version__
+
+from ._crash import guard
+from .headless import EXIT_USAGE, RunOptions, read_stdin_message, run_headless
+
+root = typer.Typer(
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Commands: circle trust [FOLDER], circle sessions [FOLDER]. "
+    "Exit codes: 0 done, 1 the turn failed, 2 bad usage, 130 interrupted.",
+)
+
+
+def _split(args: list[str]) -> tuple[Path, list[str], str]:
+    """FOLDER (when the first word is an existing folder), @files, and the message."""
+    folder = Path.cwd()
+    words = list(args)
+    if words and not words[0].startswith("@") and Path(words[0]).is_dir():
+        folder = Path(words.pop(0))
+    files = [w[1:] for w in words if w.startswith("@") and len(w) > 1]
+    message = " ".join(w for w in words if not (w.startswith("@") and len(w) > 1))
+    return folder.resolve(), files, message
+
+
+def _attach(folder: Path, files: list[str], message: str) -> str:
+    blocks = []
+    for name in files:
+        path = (folder / name).resolve()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise typer.BadParameter(
+                f"cannot attach @{name}: {getattr(exc, 'strerror', None) or exc}"
+            ) from None
+        blocks.append(f'<file path="{name}">\n{text}\n</file>')
+    return "\n\n".join([*blocks, message]) if blocks else message
+
+
+def _csv(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value is not None else None
+
+
+@root.command()
+def run(
+    args: Annotated[
+        list[str] | None, typer.Argument(help="[FOLDER] [@file …] [MESSAGE]", show_default=False)
+    ] = None,
+    print_mode: Annotated[
+        bool, typer.Option("-p", "--print", help="Run one prompt and print the answer.")
+    ] = False,
+    mode: Annotated[str | None, typer.Option("--mode", help="json: one JSON event a line.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="The model id.")] = None,
+    thinking: Annotated[str | None, typer.Option("--thinking", help="Thinking level.")] = None,
+    no_session: Annotated[bool, typer.Option("--no-session", help="Keep nothing.")] = False,
+    continue_last: Annotated[
+        bool, typer.Option("-c", "--continue", help="Continue the folder's last session.")
+    ] = False,
+    session: Annotated[str | None, typer.Option("--session", help="Continue this session.")] = None,
+    session_id: Annotated[str | None, typer.Option("--session-id", help="Id for the new session.")] = None,
+    yolo: Annotated[bool, typer.Option("--yolo", help="Nothing asks: every tool call runs.")] = False,
+    system_prompt: Annotated[
+        str | None, typer.Option("--system-prompt", help="Replace the system prompt.")
+    ] = None,
+    append_system_prompt: Annotated[str | None, typer.Option("--append-system-prompt")] = None,
+    no_context_files: Annotated[
+        bool, typer.Option("--no-context-files", help="Skip AGENTS.md/CLAUDE.md.")
+    ] = False,
+    max_turns: Annotated[
+        int | None, typer.Option("--max-turns", min=1, help="Stop after N tool rounds.")
+    ] = None,
+    tools: Annotated[str | None, typer.Option("--tools", help="Only these tools (comma-separated).")] = None,
+    exclude_tools: Annotated[
+        str | None, typer.Option("--exclude-tools", help="Leave these tools out.")
+    ] = None,
+    no_tools: Annotated[bool, typer.Option("--no-tools", help="Offer no tools.")] = False,
+    version: Annotated[bool, typer.Option("--version", "-V", help="Print the version.")] = False,
+) -> None:
+    """Circle, a coding agent for the terminal."""
+    if version:
+        typer.echo(f"circle {__version__}")
+        return
+    if mode not in (None, "json"):
+        raise typer.BadParameter(f"unknown mode {mode!r} (this version has: json)", param_hint="--mode")
+    if session and (continue_last or session_id):
+        raise typer.BadParameter("--session goes alone: not with --continue or --session-id")
+    folder, files, message = _split(args or [])
+    if not print_mode and mode is None:
+        sys.stderr.write('circle: the full-screen interface is not in this version yet: use -p "message"\n')
+        raise typer.Exit(EXIT_USAGE)
+    message = _attach(folder, files, message or read_stdin_message())
+    if not message.strip():
+        raise typer.BadParameter("no message: give one after the options, or pipe it on stdin")
+    opts = RunOptions(
+        workspace=folder,
+        message=message,
+        mode="json" if mode == "json" else "print",
+        model=model,
+        no_session=no_session,
+        continue_last=continue_last,
+        session=session,
+        session_id=session_id,
+        yolo=yolo,
+        system_prompt=system_prompt,
+        append_system_prompt=append_system_prompt,
+        context_files=not no_context_files,
+        max_turns=max_turns,
+        tools=[] if no_tools else _csv(tools),
+        exclude_tools=_csv(exclude_tools) or [],
+        thinking=thinking,
+    )
+    code = guard(lambda: asyncio.run(run_headless(opts, out=sys.stdout, err=sys.stderr)))
+    raise typer.Exit(code)

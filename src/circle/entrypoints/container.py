@@ -1,0 +1,105 @@
+"""The composition root: the one place adapters are chosen and wired.
+
+Adapters are named in one table and imported on first use, so an unused SDK never loads.
+Entrypoints and :class:`circle.Agent` call the providers explicitly; tests override them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import cast
+
+from dependency_injector import containers, providers
+
+from circle.application.approvals import AllowAll
+from circle.application.ports.approver import Approver
+from circle.application.ports.file_system import FileSystem
+from circle.application.ports.model_client import ModelClient
+from circle.application.ports.process_runner import ProcessRunner
+from circle.application.ports.session_store import SessionStore, TrustList
+from circle.application.ports.text_search import TextSearch
+from circle.application.runtime import Ports, Runtime, RuntimeOptions
+from circle.domain.errors import ConfigError
+from circle.domain.settings import Endpoint
+
+ADAPTERS: dict[str, str] = {
+    "store.sqlite": "circle.adapters.storage.sqlite_store:SqliteSessionStore",
+    "trust.sqlite": "circle.adapters.storage.sqlite_store:SqliteTrustList",
+    "model.openai-chat": "circle.adapters.models.openai_chat:OpenAIChatModel",
+    "files.local": "circle.adapters.local.files:LocalFileSystem",
+    "search.ripgrep": "circle.adapters.local.search:RipgrepSearch",
+    "processes.local": "circle.adapters.local.processes:LocalProcessRunner",
+}
+
+
+def make(name: str, *args: object, **kwargs: object) -> object:
+    """Import the adapter named ``name`` in :data:`ADAPTERS` and build it."""
+    module, _, attr = ADAPTERS[name].partition(":")
+    return getattr(importlib.import_module(module), attr)(*args, **kwargs)
+
+
+def make_model(endpoint: Endpoint) -> object:
+    name = f"model.{endpoint.protocol}"
+    if name not in ADAPTERS:
+        raise ConfigError(
+            f"the {endpoint.protocol} protocol is not available in this version: use openai-chat"
+        )
+    return make(name, endpoint)
+
+
+@dataclass
+class Config:
+    """What the entrypoint decided: folders, endpoint, and run options."""
+
+    workspace: Path
+    data_dir: Path
+    endpoint: Endpoint
+    options: RuntimeOptions
+    ephemeral: bool = False
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+
+    @property
+    def store_path(self) -> Path:
+        return self.data_dir / "circle.sqlite"
+
+
+class Container(containers.DeclarativeContainer):
+    config = providers.Dependency(instance_of=Config)
+
+    store = providers.Singleton(
+        make,
+        "store.sqlite",
+        providers.Callable(lambda c: Path(":memory:") if c.ephemeral else c.store_path, config),
+    )
+    trust = providers.Singleton(make, "trust.sqlite", config.provided.store_path)
+    model = providers.Singleton(make_model, config.provided.endpoint)
+    files = providers.Singleton(make, "files.local")
+    search = providers.Singleton(make, "search.ripgrep")
+    processes = providers.Singleton(make, "processes.local")
+    approver = providers.Singleton(AllowAll)
+
+
+def build_runtime(container: Container) -> Runtime:
+    """Resolve every port (typed here, once) and put the runtime together."""
+    config: Config = container.config()
+    ports = Ports(
+        model=cast(ModelClient, container.model()),
+        store=cast(SessionStore, container.store()),
+        files=cast(FileSystem, container.files()),
+        search=cast(TextSearch, container.search()),
+        processes=cast(ProcessRunner, container.processes()),
+        approver=cast(Approver, container.approver()),
+    )
+    return Runtime(ports, config.options)
+
+
+def trust_list(container: Container) -> TrustList:
+    return cast(TrustList, container.trust())
+
+
+def store(container: Container) -> SessionStore:
+    return cast(SessionStore, container.store())

@@ -1,0 +1,189 @@
+"""Print mode and JSON events: one prompt, one turn, the answer or the events on stdout."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from circle.adapters._shared.settings_files import data_dir, load_credentials, load_settings
+from circle.application.agent_loop import TurnResult
+from circle.application.approvals import AllowAll, DenyChanges
+from circle.application.context.system_prompt import PromptOptions
+from circle.application.events import AgentEvent
+from circle.application.ports.approver import ApprovalDecision, ApprovalRequest, Approver
+from circle.application.runtime import Runtime, RuntimeOptions
+from circle.application.session import AgentSession
+from circle.domain.errors import CircleError, ConfigError, UntrustedFolderError
+from circle.domain.settings import resolve_endpoint
+
+from .container import Config, Container, build_runtime, trust_list
+from .event_codec import dumps, event_json
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+@dataclass
+class RunOptions:
+    """One run's choices from the command line."""
+
+    workspace: Path
+    message: str
+    mode: str = "print"
+    model: str | None = None
+    no_session: bool = False
+    continue_last: bool = False
+    session: str | None = None
+    session_id: str | None = None
+    yolo: bool = False
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    context_files: bool = True
+    max_turns: int | None = None
+    tools: list[str] | None = None
+    exclude_tools: list[str] = field(default_factory=list)
+    thinking: str | None = None
+
+
+class JsonLines:
+    """Every event as one JSON object on one line of stdout."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def emit(self, event: AgentEvent) -> None:
+        self.out.write(dumps(event_json(event)) + "\n")
+        self.out.flush()
+
+
+class TtyApprover:
+    """Asks on the controlling terminal; where there is none, changes are refused with a hint."""
+
+    def __init__(self) -> None:
+        self._fallback = DenyChanges("pass --yolo to allow changes in print mode")
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        try:
+            tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
+        except OSError:
+            return await self._fallback.decide(request)
+        with tty:
+            tty.write(f"circle: allow {request.tool_name}: {request.summary}? [y/N] ")
+            tty.flush()
+            answer = await asyncio.to_thread(tty.readline)
+        if answer.strip().lower() in ("y", "yes"):
+            return ApprovalDecision(allowed=True)
+        return ApprovalDecision(allowed=False, reason="the person said no")
+
+
+def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
+    data = data_dir(env)
+    settings = load_settings(data, opts.workspace, project_trusted=False)
+    endpoint = resolve_endpoint(settings, env, load_credentials(data), model_override=opts.model)
+    if not endpoint.model:
+        raise ConfigError('no model chosen: pass --model, set CIRCLE_MODEL, or put "model" in settings.json')
+    options = RuntimeOptions(
+        workspace=str(opts.workspace),
+        model=endpoint.model,
+        protocol=endpoint.protocol,
+        prompt=PromptOptions(
+            replace=opts.system_prompt, append=opts.append_system_prompt, context_files=opts.context_files
+        ),
+        tools=opts.tools,
+        exclude_tools=opts.exclude_tools,
+        max_rounds=opts.max_turns,
+        thinking=opts.thinking or settings.thinking,
+    )
+    return Config(
+        workspace=opts.workspace,
+        data_dir=data,
+        endpoint=endpoint,
+        options=options,
+        ephemeral=opts.no_session,
+        env=env,
+    )
+
+
+async def open_session(runtime: Runtime, opts: RunOptions) -> AgentSession:
+    if opts.session:
+        return await runtime.open_session(opts.session)
+    if opts.continue_last:
+        return await runtime.continue_session()
+    return await runtime.new_session(session_id=opts.session_id, title=opts.message[:80] or None)
+
+
+async def run_headless(
+    opts: RunOptions, *, out: TextIO, err: TextIO, container: Container | None = None
+) -> int:
+    """Run one prompt in print or JSON mode and return the exit code."""
+    json_mode = opts.mode == "json"
+    sink = JsonLines(out) if json_mode else None
+    try:
+        container = container or Container(config=make_config(opts, dict(os.environ)))
+        if (
+            not opts.yolo
+            and not opts.no_session
+            and not await trust_list(container).is_trusted(str(opts.workspace))
+        ):
+            raise UntrustedFolderError(
+                f"{opts.workspace} is not trusted: run `circle trust {opts.workspace}` first, or pass --yolo"
+            )
+        approver: Approver = AllowAll() if opts.yolo else TtyApprover()
+        container.approver.override(approver)
+        runtime = build_runtime(container)
+    except CircleError as exc:
+        return report(exc, err, sink)
+    if sink is not None:
+        runtime.events.subscribe(sink)
+    try:
+        session = await open_session(runtime, opts)
+        result = await _run_interruptible(session, opts.message)
+    except CircleError as exc:
+        await runtime.aclose()
+        return report(exc, err, sink)
+    await runtime.aclose()
+    if result.aborted:
+        err.write("circle: interrupted\n")
+        return EXIT_INTERRUPTED
+    if result.error is not None:
+        if not json_mode:
+            err.write(f"circle: {result.error.message}\n")
+        return EXIT_FAILED
+    if not json_mode:
+        out.write(result.answer + ("" if result.answer.endswith("\n") else "\n"))
+        out.flush()
+    if result.incomplete:
+        err.write("circle: the answer is incomplete (it stopped before a proper finish)\n")
+    return EXIT_OK
+
+
+async def _run_interruptible(session: AgentSession, message: str) -> TurnResult:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, session.cancel)
+    try:
+        return await session.prompt(message)
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+def report(exc: CircleError, err: TextIO, sink: JsonLines | None) -> int:
+    err.write(f"circle: {exc.message}\n")
+    if sink is not None:
+        sink.out.write(dumps({"type": "error", "code": exc.code, "message": exc.message}) + "\n")
+        sink.out.flush()
+    return EXIT_FAILED
+
+
+def read_stdin_message() -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    return sys.stdin.read()
+
+
+__all__ = ["RunOptions", "run_headless"]

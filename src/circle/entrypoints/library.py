@@ -1,0 +1,168 @@
+"""``circle.Agent``: the same agent loop for another program, as a library."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from circle.adapters._shared.settings_files import data_dir, load_credentials, load_settings
+from circle.application.agent_loop import TurnResult
+from circle.application.approvals import AllowAll
+from circle.application.context.system_prompt import PromptOptions
+from circle.application.events import AgentEvent, TurnEnded
+from circle.application.ports.approver import Approver
+from circle.application.ports.model_client import ModelClient
+from circle.application.ports.session_store import SessionStore
+from circle.application.runtime import Runtime, RuntimeOptions
+from circle.application.session import AgentSession
+from circle.domain.errors import ConfigError
+from circle.domain.settings import resolve_endpoint
+
+from .container import Config, Container, build_runtime
+
+
+class Agent:
+    """A Circle agent working in one folder.
+
+    Example::
+
+        async with circle.Agent(workspace="repo", model="gpt-4o-mini") as agent:
+            result = await agent.run("What does main.py do?")
+            print(result.answer)
+
+    Args:
+        workspace: the folder the tools work in.
+        model: the model id (else ``CIRCLE_MODEL`` or settings.json).
+        base_url, api_key, protocol: the endpoint (else the environment and settings.json).
+        model_client: any :class:`~circle.application.ports.model_client.ModelClient`, for example
+            ``circle.testing.ScriptedModel``; replaces the endpoint.
+        store: a session store; by default circle.sqlite in the data folder (``CIRCLE_HOME``).
+        approver: decides tool calls that change things; by default everything may run.
+        session_id: continue this stored session instead of starting a new one.
+        tools: only these built-in tools; ``exclude_tools`` leaves some out.
+        system_prompt, append_system_prompt: replace or extend the system prompt.
+    """
+
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str] = ".",
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        protocol: str | None = None,
+        model_client: ModelClient | None = None,
+        store: SessionStore | None = None,
+        approver: Approver | None = None,
+        session_id: str | None = None,
+        tools: Sequence[str] | None = None,
+        exclude_tools: Sequence[str] = (),
+        system_prompt: str | None = None,
+        append_system_prompt: str | None = None,
+        max_turns: int | None = None,
+    ) -> None:
+        env = dict(os.environ)
+        for key, value in (
+            ("CIRCLE_BASE_URL", base_url),
+            ("CIRCLE_API_KEY", api_key),
+            ("CIRCLE_PROTOCOL", protocol),
+        ):
+            if value is not None:
+                env[key] = value
+        folder = Path(workspace).resolve()
+        if not folder.is_dir():
+            raise ConfigError(f"the workspace {folder} is not a folder")
+        data = data_dir(env)
+        settings = load_settings(data, folder)
+        endpoint = resolve_endpoint(settings, env, load_credentials(data), model_override=model)
+        options = RuntimeOptions(
+            workspace=str(folder),
+            model=endpoint.model or ("scripted" if model_client else ""),
+            protocol=endpoint.protocol,
+            prompt=PromptOptions(replace=system_prompt, append=append_system_prompt),
+            tools=tools,
+            exclude_tools=exclude_tools,
+            max_rounds=max_turns,
+        )
+        if not options.model:
+            raise ConfigError("no model chosen: pass model=..., or set CIRCLE_MODEL")
+        self._container = Container(config=Config(folder, data, endpoint, options, env=env))
+        if model_client is not None:
+            self._container.model.override(model_client)
+        if store is not None:
+            self._container.store.override(store)
+        self._container.approver.override(approver or AllowAll())
+        self._session_id = session_id
+        self._runtime: Runtime | None = None
+        self._session: AgentSession | None = None
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session.session_id if self._session else self._session_id
+
+    async def _ensure(self) -> AgentSession:
+        if self._session is None:
+            self._runtime = build_runtime(self._container)
+            if self._session_id:
+                self._session = await self._runtime.open_session(self._session_id)
+            else:
+                self._session = await self._runtime.new_session()
+        return self._session
+
+    async def run(self, prompt: str) -> TurnResult:
+        """Run one turn and return its result (``answer``, ``usage``, ``error``…)."""
+        return await (await self._ensure()).prompt(prompt)
+
+    async def stream(self, prompt: str) -> AsyncIterator[AgentEvent]:
+        """Run one turn, yielding its events as they happen (the last is ``TurnEnded``)."""
+        session = await self._ensure()
+        assert self._runtime is not None
+        queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
+
+        class _Sink:
+            def emit(self, event: AgentEvent) -> None:
+                queue.put_nowait(event)
+
+        sink = _Sink()
+        self._runtime.events.subscribe(sink)
+        task = asyncio.create_task(session.prompt(prompt))
+        try:
+            while True:
+                event = await queue.get()
+                yield event
+                if isinstance(event, TurnEnded) and task.done() and queue.empty():
+                    break
+            await task
+        finally:
+            self._runtime.events.unsubscribe(sink)
+            if not task.done():
+                session.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    def steer(self, text: str) -> None:
+        if self._session is not None:
+            self._session.steer(text)
+
+    def follow_up(self, text: str) -> None:
+        if self._session is not None:
+            self._session.follow_up(text)
+
+    def cancel(self) -> bool:
+        return self._session.cancel() if self._session else False
+
+    async def aclose(self) -> None:
+        if self._runtime is not None:
+            await self._runtime.aclose()
+            self._runtime = None
+            self._session = None
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
