@@ -266,6 +266,7 @@ def replay_fixture(json_path: Path) -> GatewayResponse:
     headers = {
         name: ", ".join(value) if isinstance(value, list) else str(value)
         for name, value in recording.get("headers", {}).items()
+        if name.lower() not in _DROPPED_HEADERS
     }
     if "body_file" in recording:
         body = (json_path.parent / recording["body_file"]).read_bytes()
@@ -415,4 +416,3 @@ __all__ = [
 
 if __name__ == "__main__":
     main(sys.argv[1:])
-

@@ -298,9 +298,9 @@ def _grep_file(
 ) -> bool:
     """Add one file's lines to ``out``; False when a match beyond ``max_matches`` was met."""
     matches = {n for n, text in enumerate(lines, start=1) if regex.search(text)}
-    wanted = sorted({
-        n for m in matches for n in range(m - query.context, m + query.context + 1) if 1 <= n <= len(lines)
-    })
+    wanted = sorted(
+        {n for m in matches for n in range(m - query.context, m + query.context + 1) if 1 <= n <= len(lines)}
+    )
     kept = sum(out.counts.values())
     last: int | None = None
     for n in wanted:

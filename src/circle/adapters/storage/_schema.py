@@ -136,10 +136,8 @@ def open_engine(path: Path) -> Engine:
     """
     in_memory = str(path) == MEMORY
     if not in_memory:
-        try:
+        with translated(path, doing="create the folder of"):
             path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise StorageError(f"cannot create the folder of the session store at {path}: {error}") from error
     engine = create_engine(
         URL.create("sqlite", database=str(path)),
         connect_args={"check_same_thread": False},
@@ -189,7 +187,7 @@ def write_transaction(engine: Engine) -> Iterator[Connection]:
 class HotSql:
     """The statements of the hot paths, built once: building them costs more than running them."""
 
-    append_state: Select[*tuple[Any, ...]]  # session id, branch name, head id, last seq
+    append_state: Select[*tuple[Any, ...]]  # session id, head id (or NULL), last seq (or NULL)
     insert_checkpoint: Insert
     move_head: Insert
     touch_session: Update
@@ -208,7 +206,7 @@ def hot_sql() -> HotSql:
     )
     upsert = sqlite_insert(BranchRow)
     return HotSql(
-        append_state=select(col(SessionRow.id), col(BranchRow.name), col(BranchRow.head_id), last_seq)
+        append_state=select(col(SessionRow.id), col(BranchRow.head_id), last_seq)
         .select_from(SessionRow)
         .outerjoin(BranchRow, branch_of_session)
         .where(col(SessionRow.id) == bindparam("session_id")),

@@ -72,7 +72,7 @@ def _checkpoint_rows(connection: Connection, session_id: str, *, ordered: bool) 
     statement = hot_sql().checkpoint_rows
     if ordered:
         statement = statement.order_by(col(CheckpointRow.seq))
-    return [row.tuple() for row in connection.execute(statement, {"session_id": session_id})]
+    return list(connection.execute(statement, {"session_id": session_id}))
 
 
 def _has_session(connection: Connection, session_id: str) -> bool:
@@ -140,15 +140,16 @@ class SqliteSessionStore:
             .select_from(CheckpointRow)
             .where(col(CheckpointRow.session_id) == col(SessionRow.id))
             .scalar_subquery()
-        )
+        )  # counted for the listed sessions only, on the (session_id, seq) index
         statement = (
             select(
                 col(SessionRow.id),
                 col(SessionRow.workspace),
                 col(SessionRow.title),
                 col(SessionRow.created_at),
+                col(SessionRow.updated_at),
+                count,
             )
-            .add_columns(col(SessionRow.updated_at), count)
             .order_by(
                 col(SessionRow.updated_at).desc(),
                 col(SessionRow.created_at).desc(),
@@ -162,14 +163,14 @@ class SqliteSessionStore:
             rows = connection.execute(statement).all()
         return [
             SessionInfo(
-                id=str(row[0]),
-                workspace=str(row[1]),
-                title=row[2],
-                created_at=float(row[3]),
-                updated_at=float(row[4]),
-                message_count=int(row[5]),
+                id=session_id,
+                workspace=workspace,
+                title=title,
+                created_at=created_at,
+                updated_at=updated_at,
+                message_count=int(message_count),
             )
-            for row in rows
+            for session_id, workspace, title, created_at, updated_at, message_count in rows
         ]
 
     async def append(self, session_id: str, message: Message, *, branch: str = MAIN_BRANCH) -> Checkpoint:
@@ -185,8 +186,8 @@ class SqliteSessionStore:
             state = connection.execute(sql.append_state, {"session_id": session_id, "branch": branch}).first()
             if state is None:
                 raise StorageError(f"no session {session_id}")
-            parent_id: str | None = state[2]
-            seq = int(state[3] or 0) + 1
+            parent_id: str | None = state[1]
+            seq = int(state[2] or 0) + 1
             connection.execute(
                 sql.insert_checkpoint,
                 {

@@ -1,0 +1,47 @@
+"""Fakes of Circle's ports, a scripted model and a loopback gateway, for testing agents.
+
+Every fake records what it saw, so tests assert on state rather than on calls::
+
+    from circle.testing import ScriptedModel, answer, Call
+
+    model = ScriptedModel([answer("", Call("ls", {})), answer("done")])
+    async with circle.Agent(workspace=tmp, model_client=model) as agent:
+        result = await agent.run("look around")
+    assert len(model.requests) == 2
+"""
+
+from circle._testing.events import RecordingSink, ScriptedApprover
+from circle._testing.gateway import (
+    GatewayResponse,
+    RecordedRequest,
+    ScriptedGateway,
+    chat_error,
+    chat_text,
+    chat_tool_calls,
+    replay_fixture,
+)
+from circle._testing.local import FakeClock, FakeProcessRunner, Hang, InMemoryFileSystem, InMemoryTextSearch
+from circle._testing.model import Call, ScriptedModel, answer
+from circle._testing.store import InMemorySessionStore, InMemoryTrustList
+
+__all__ = [
+    "Call",
+    "FakeClock",
+    "FakeProcessRunner",
+    "GatewayResponse",
+    "Hang",
+    "InMemoryFileSystem",
+    "InMemorySessionStore",
+    "InMemoryTextSearch",
+    "InMemoryTrustList",
+    "RecordedRequest",
+    "RecordingSink",
+    "ScriptedApprover",
+    "ScriptedGateway",
+    "ScriptedModel",
+    "answer",
+    "chat_error",
+    "chat_text",
+    "chat_tool_calls",
+    "replay_fixture",
+]

@@ -1,0 +1,53 @@
+"""A runtime wired to fakes, for unit tests of the loop and the tools."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from circle.application.approvals import AllowAll
+from circle.application.event_bus import EventBus
+from circle.application.ports.approver import Approver
+from circle.application.runtime import Ports, Runtime, RuntimeOptions
+from circle.application.tools.base import ToolContext
+from circle.testing import (
+    FakeProcessRunner,
+    InMemoryFileSystem,
+    InMemorySessionStore,
+    InMemoryTextSearch,
+    RecordingSink,
+    ScriptedModel,
+)
+
+WORKSPACE = "/w"
+
+
+@dataclass
+class Harness:
+    model: ScriptedModel = field(default_factory=ScriptedModel)
+    files: InMemoryFileSystem = field(default_factory=lambda: InMemoryFileSystem({f"{WORKSPACE}/.keep": ""}))
+    processes: FakeProcessRunner = field(default_factory=FakeProcessRunner)
+    store: InMemorySessionStore = field(default_factory=InMemorySessionStore)
+    approver: Approver = field(default_factory=AllowAll)
+    sink: RecordingSink = field(default_factory=RecordingSink)
+    max_rounds: int | None = None
+
+    def runtime(self) -> Runtime:
+        ports = Ports(
+            model=self.model,
+            store=self.store,
+            files=self.files,
+            search=InMemoryTextSearch(self.files),
+            processes=self.processes,
+            approver=self.approver,
+        )
+        options = RuntimeOptions(workspace=WORKSPACE, model="scripted", max_rounds=self.max_rounds)
+        return Runtime(ports, options, events=EventBus(self.sink))
+
+    def context(self) -> ToolContext:
+        return ToolContext(
+            workspace=WORKSPACE,
+            files=self.files,
+            search=InMemoryTextSearch(self.files),
+            processes=self.processes,
+            approver=self.approver,
+        )
