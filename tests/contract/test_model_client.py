@@ -12,6 +12,7 @@ import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from circle._testing.gateway import (
     replay_fixture,
     replay_sse,
 )
+from circle._testing.model import Call, ScriptedModel, answer
 from circle.adapters.models.openai_chat import OpenAIChatModel
 from circle.application.ports.model_client import ModelClient
 from circle.domain.errors import (
@@ -108,6 +110,12 @@ async def events_of(client: ModelClient, request: ModelRequest = REQUEST) -> lis
         return [event async for event in client.stream(request)]
 
 
+async def collect_into(seen: list[ModelEvent], client: ModelClient) -> None:
+    async with asyncio.timeout(10):
+        async for event in client.stream(REQUEST):
+            seen.append(event)
+
+
 def assemble(events: list[ModelEvent]) -> Message:
     assembler = AnswerAssembler()
     for event in events:
@@ -137,8 +145,6 @@ def _openai_chat(gateway: ScriptedGateway, text: str, calls: Calls) -> ModelClie
 
 
 def _scripted(gateway: ScriptedGateway, text: str, calls: Calls) -> ModelClient:
-    from circle._testing.model import Call, ScriptedModel, answer
-
     return ScriptedModel([answer(text, *(Call(name=name, args=args, id=id_) for id_, name, args in calls))])
 
 
@@ -176,26 +182,103 @@ async def test_a_tool_call_is_assembled(arrange: Arrange) -> None:
 # --- every recorded stream and error, replayed through the real adapter -------------------------
 
 
+@dataclass(frozen=True)
+class Expected:
+    """What a recorded stream must assemble into; ``None`` leaves a field unchecked."""
+
+    stop: StopReason
+    usage: Usage | None = None
+    text: str | None = None
+    thinking: str | None = None  # the start of the one thinking part, which comes first
+    calls: tuple[tuple[str, str, str], ...] | None = None  # (id, name, raw arguments)
+    model: str | None = None
+
+
+STOP_TOOL = StopReason.TOOL_USE
+EXPECTED_ANSWERS = {
+    "pa_gpt4omini_tool_call_include_usage.json": Expected(
+        STOP_TOOL,
+        Usage(input=53, output=15),
+        calls=(("call_ZR5UUuTt3pf61kjwAJIYdVMj", "get_capital", '{"country":"UK"}'),),
+        model="gpt-4o-mini-2024-07-18",
+    ),
+    "gpt4o_parallel_tool_calls_index0_index1.sse": Expected(
+        STOP_TOOL,
+        Usage(input=149, output=60),
+        calls=(
+            (
+                "call_JMW1whyEaYG438VE1OIflxA2",
+                "GetWeatherArgs",
+                '{"city": "Edinburgh", "country": "GB", "units": "c"}',
+            ),
+            ("call_DNYTawLBoN8fj3KN6qU9N1Ou", "get_stock_price", '{"ticker": "AAPL", "exchange": "NASDAQ"}'),
+        ),
+    ),
+    "gpt4o_finish_length_max_tokens.sse": Expected(
+        StopReason.MAX_TOKENS, Usage(input=79, output=1), text='{"'
+    ),
+    # the error chunk that follows finish_reason "length" does not spoil the answer
+    "pa_openrouter_stream_finish_length.json": Expected(
+        StopReason.MAX_TOKENS,
+        Usage(input=43, output=10),
+        thinking="We need to respond to a greeting. The user",
+    ),
+    "pa_openrouter_claude_reasoning_stream.json": Expected(
+        StopReason.END, Usage(input=43, output=36), "2 + 2 = 4", "This is a simple arithmetic question."
+    ),
+    "pa_groq_gptoss_reasoning_tool_call_usage.json": Expected(
+        STOP_TOOL,
+        Usage(input=304, output=49),  # from x_groq.usage
+        thinking='We need to call the function with correct parameter "name".',
+        calls=(("fc_bfb39741-3748-4def-9886-a93fc9c64a90", "get_something_by_name", '{"name":"example"}'),),
+    ),
+    "pa_mistral_magistral_thinking_stream.json": Expected(
+        StopReason.END,
+        Usage(input=10, output=232),
+        thinking="Okay, the user is asking how to cross the street.",
+    ),
+    "gpt4o_refusal_deltas.sse": Expected(StopReason.END, text="I'm sorry, I can't assist with that request."),
+    "gpt4o_n3_multiple_choices.sse": Expected(  # only choice 0 counts
+        StopReason.END, text='{"city":"San Francisco","temperature":65,"units":"f"}'
+    ),
+    "nr_gpt51_stream_text_no_usage.json": Expected(
+        StopReason.END, Usage(), "six", model="gpt-5.1-2025-11-13"
+    ),
+    "pa_gpt5_reasoning_model_text_include_usage_moderation.json": Expected(
+        StopReason.END, Usage(input=13, output=11), "Paris."
+    ),
+}
+EXPECTED_ERRORS: dict[str, tuple[type[ModelHTTPError], int, str]] = {
+    "nr_error_401_invalid_api_key.json": (ModelHTTPError, 401, "refused the API key"),
+    "nr_error_404_model_not_found.json": (ModelHTTPError, 404, "does-not-exist"),
+    "pa_groq_error_404_model_not_found.json": (ModelHTTPError, 404, "not found"),
+    "pa_error_400_unsupported_value_param.json": (ModelHTTPError, 400, "Unsupported value"),
+    "pa_error_400_param_web_search_options.json": (ModelHTTPError, 400, "Web search options"),
+    "pa_openrouter_error_429_upstream_rate_limited.json": (RateLimitedError, 429, "rate-limited upstream"),
+}
+
+
 def recording(name: str) -> Path:
     [path] = OPENAI_CHAT.rglob(name)
     return path
 
 
-async def replayed(gateway: ScriptedGateway, model: OpenAIChatModel, name: str) -> Message:
-    gateway.enqueue(replay(recording(name)))
-    return await answer_of(model)
-
-
-async def replayed_error(gateway: ScriptedGateway, model: OpenAIChatModel, name: str) -> ModelError:
-    gateway.enqueue(replay(recording(name)))
-    with pytest.raises(ModelError) as caught:
-        await events_of(model)
-    return caught.value
+def check_answer(message: Message, expected: Expected) -> None:
+    assert message.stop_reason is expected.stop
+    assert expected.usage is None or message.usage == expected.usage
+    assert expected.text is None or message.text == expected.text
+    assert expected.model is None or message.model == expected.model
+    calls = tuple((c.id, c.name, c.arguments) for c in message.tool_calls)
+    assert expected.calls is None or calls == expected.calls
+    thinking = [p for p in message.parts if isinstance(p, ThinkingPart)]
+    if expected.thinking is not None:
+        assert thinking == [message.parts[0]]
+        assert thinking[0].text.startswith(expected.thinking)
 
 
 @needs_fixtures
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
-async def test_every_recording_gives_an_answer_or_a_specific_error(
+async def test_every_recording_gives_its_answer_or_a_specific_error(
     gateway: ScriptedGateway, model: OpenAIChatModel, path: Path
 ) -> None:
     gateway.enqueue(replay(path))
@@ -206,6 +289,11 @@ async def test_every_recording_gives_an_answer_or_a_specific_error(
             await events_of(model)
         assert not isinstance(caught.value, ModelHTTPError) or caught.value.status == status
         assert "\n" not in str(caught.value)
+        if path.name in EXPECTED_ERRORS:
+            error_class, expected_status, words = EXPECTED_ERRORS[path.name]
+            assert type(caught.value) is error_class
+            assert caught.value.status == expected_status
+            assert words in caught.value.message
     elif "event: error" in raw_body(path):
         with pytest.raises(ModelError) as in_stream:
             await events_of(model)
@@ -217,20 +305,16 @@ async def test_every_recording_gives_an_answer_or_a_specific_error(
         assert message.parts
         assert message.model
         assert [e for e in events if isinstance(e, Finished)] == [events[-1]]
+        if path.name in EXPECTED_ANSWERS:
+            check_answer(message, EXPECTED_ANSWERS[path.name])
 
 
 @needs_fixtures
-async def test_a_recorded_tool_call_is_one_call_with_its_arguments_and_usage(
-    gateway: ScriptedGateway, model: OpenAIChatModel
-) -> None:
-    message = await replayed(gateway, model, "pa_gpt4omini_tool_call_include_usage.json")
+def test_the_expectations_name_existing_recordings() -> None:
+    names = {p.name for p in RECORDINGS}
 
-    assert message.parts == (
-        ToolCallPart(id="call_ZR5UUuTt3pf61kjwAJIYdVMj", name="get_capital", arguments='{"country":"UK"}'),
-    )
-    assert message.stop_reason is StopReason.TOOL_USE
-    assert message.usage == Usage(input=53, output=15)
-    assert message.model == "gpt-4o-mini-2024-07-18"
+    assert set(EXPECTED_ANSWERS) <= names
+    assert set(EXPECTED_ERRORS) <= names
 
 
 @needs_fixtures
@@ -247,140 +331,6 @@ async def test_the_event_sequence_starts_deltas_ends_calls_then_reports_usage_an
 
 
 @needs_fixtures
-async def test_parallel_tool_calls_keep_their_own_ids_and_arguments(
-    gateway: ScriptedGateway, model: OpenAIChatModel
-) -> None:
-    message = await replayed(gateway, model, "gpt4o_parallel_tool_calls_index0_index1.sse")
-
-    first, second = message.tool_calls
-    assert first.id == "call_JMW1whyEaYG438VE1OIflxA2"
-    assert first.id != second.id
-    assert (first.name, second.name) == ("GetWeatherArgs", "get_stock_price")
-    assert first.parsed_arguments() == {"city": "Edinburgh", "country": "GB", "units": "c"}
-    assert second.parsed_arguments() == {"ticker": "AAPL", "exchange": "NASDAQ"}
-    assert message.stop_reason is StopReason.TOOL_USE
-
-
-@needs_fixtures
-@pytest.mark.parametrize(
-    "name", ["gpt4o_finish_length_max_tokens.sse", "pa_openrouter_stream_finish_length.json"]
-)
-async def test_finish_length_is_max_tokens(
-    gateway: ScriptedGateway, model: OpenAIChatModel, name: str
-) -> None:
-    message = await replayed(gateway, model, name)
-
-    assert message.stop_reason is StopReason.MAX_TOKENS
-
-
-@needs_fixtures
-async def test_an_error_chunk_after_the_finish_keeps_the_answer(
-    gateway: ScriptedGateway, model: OpenAIChatModel
-) -> None:
-    message = await replayed(gateway, model, "pa_openrouter_stream_finish_length.json")
-
-    assert message.usage == Usage(input=43, output=10)
-
-
-@needs_fixtures
-@pytest.mark.parametrize(
-    ("name", "thinking"),
-    [
-        ("pa_openrouter_claude_reasoning_stream.json", "This is a simple arithmetic question. 2+2 equals 4."),
-        (
-            "pa_groq_gptoss_reasoning_tool_call_usage.json",
-            'We need to call the function with correct parameter "name".',
-        ),
-        ("pa_mistral_magistral_thinking_stream.json", "Okay, the user is asking how to cross the street."),
-        ("pa_openrouter_stream_finish_length.json", "We need to respond to a greeting. The user"),
-    ],
-)
-async def test_reasoning_streams_become_thinking_parts(
-    gateway: ScriptedGateway, model: OpenAIChatModel, name: str, thinking: str
-) -> None:
-    message = await replayed(gateway, model, name)
-
-    first = message.parts[0]
-    assert isinstance(first, ThinkingPart)
-    assert first.text.startswith(thinking)
-    assert len([p for p in message.parts if isinstance(p, ThinkingPart)]) == 1
-
-
-@needs_fixtures
-async def test_mistral_text_follows_its_thinking(gateway: ScriptedGateway, model: OpenAIChatModel) -> None:
-    message = await replayed(gateway, model, "pa_mistral_magistral_thinking_stream.json")
-
-    assert message.text.startswith("To cross the street safely")
-    assert message.usage == Usage(input=10, output=232)
-
-
-@needs_fixtures
-async def test_groq_usage_comes_from_x_groq(gateway: ScriptedGateway, model: OpenAIChatModel) -> None:
-    message = await replayed(gateway, model, "pa_groq_gptoss_reasoning_tool_call_usage.json")
-
-    assert message.usage == Usage(input=304, output=49)
-    assert [c.name for c in message.tool_calls] == ["get_something_by_name"]
-
-
-@needs_fixtures
-async def test_a_refusal_is_text(gateway: ScriptedGateway, model: OpenAIChatModel) -> None:
-    message = await replayed(gateway, model, "gpt4o_refusal_deltas.sse")
-
-    assert message.text == "I'm sorry, I can't assist with that request."
-
-
-@needs_fixtures
-async def test_only_the_first_of_several_choices_counts(
-    gateway: ScriptedGateway, model: OpenAIChatModel
-) -> None:
-    message = await replayed(gateway, model, "gpt4o_n3_multiple_choices.sse")
-
-    assert json.loads(message.text) == {"city": "San Francisco", "temperature": 65, "units": "f"}
-
-
-@needs_fixtures
-async def test_a_stream_without_usage_still_finishes(
-    gateway: ScriptedGateway, model: OpenAIChatModel
-) -> None:
-    message = await replayed(gateway, model, "nr_gpt51_stream_text_no_usage.json")
-
-    assert (message.text, message.stop_reason, message.usage) == ("six", StopReason.END, Usage())
-
-
-@needs_fixtures
-@pytest.mark.parametrize(
-    ("name", "error_class", "status", "words"),
-    [
-        ("nr_error_401_invalid_api_key.json", ModelHTTPError, 401, "refused the API key"),
-        ("nr_error_404_model_not_found.json", ModelHTTPError, 404, "does-not-exist"),
-        ("pa_groq_error_404_model_not_found.json", ModelHTTPError, 404, "not found"),
-        ("pa_error_400_unsupported_value_param.json", ModelHTTPError, 400, "Unsupported value"),
-        ("pa_error_400_param_web_search_options.json", ModelHTTPError, 400, "Web search options"),
-        (
-            "pa_openrouter_error_429_upstream_rate_limited.json",
-            RateLimitedError,
-            429,
-            "rate-limited upstream",
-        ),
-    ],
-)
-async def test_recorded_errors_raise_the_specific_class_with_the_status(
-    gateway: ScriptedGateway,
-    model: OpenAIChatModel,
-    name: str,
-    error_class: type[ModelHTTPError],
-    status: int,
-    words: str,
-) -> None:
-    error = await replayed_error(gateway, model, name)
-
-    assert type(error) is error_class
-    assert isinstance(error, ModelHTTPError)
-    assert error.status == status
-    assert words in error.message
-
-
-@needs_fixtures
 async def test_an_error_event_inside_a_200_stream_raises_model_error(
     gateway: ScriptedGateway, model: OpenAIChatModel
 ) -> None:
@@ -388,9 +338,7 @@ async def test_an_error_event_inside_a_200_stream_raises_model_error(
     seen: list[ModelEvent] = []
 
     with pytest.raises(ModelError) as caught:
-        async with asyncio.timeout(10):
-            async for event in model.stream(REQUEST):
-                seen.append(event)
+        await collect_into(seen, model)
 
     assert type(caught.value) is ModelError
     assert "Tool call validation failed" in caught.value.message
@@ -604,7 +552,7 @@ async def test_a_stream_that_ends_without_a_finish_reason_is_incomplete(
 async def test_an_unreachable_endpoint_is_a_connection_error() -> None:
     client = OpenAIChatModel(endpoint(f"http://127.0.0.1:{closed_port()}/v1"))
 
-    with pytest.raises(ModelConnectionError, match="cannot reach http://127.0.0.1:"):
+    with pytest.raises(ModelConnectionError, match=r"cannot reach http://127\.0\.0\.1:"):
         await events_of(client)
     await client.aclose()
 
@@ -614,7 +562,7 @@ async def test_a_slow_endpoint_times_out_as_a_connection_error(gateway: Scripted
     gateway.enqueue(GatewayResponse(200, {}, b"", delay_s=1.0))
     client = OpenAIChatModel(endpoint(gateway.base_url, timeout_s=0.2))
 
-    with pytest.raises(ModelConnectionError, match="no answer within 0.2 s"):
+    with pytest.raises(ModelConnectionError, match=r"no answer within 0\.2 s"):
         await events_of(client)
     await client.aclose()
 
@@ -700,3 +648,32 @@ async def test_a_json_completion_instead_of_a_stream_is_the_collected_answer(
     assert [(c.id, c.name, c.arguments) for c in message.tool_calls] == [("t1", "read_file", "{}")]
     assert (message.stop_reason, message.model) == (StopReason.TOOL_USE, "local-model")
     assert message.usage == Usage(input=12, output=4, cache_read=8)
+
+
+async def test_a_consumer_that_stops_early_leaves_the_client_usable(
+    gateway: ScriptedGateway, model: OpenAIChatModel
+) -> None:
+    gateway.enqueue(chat_text("a long answer in several pieces"), chat_text("next"))
+
+    async with asyncio.timeout(10):
+        stream = model.stream(REQUEST)
+        first = await anext(stream)
+        await stream.aclose()  # type: ignore[attr-defined]
+
+    assert first is not None
+    assert (await answer_of(model)).text == "next"
+
+
+async def test_a_given_http_client_is_used_and_left_open(gateway: ScriptedGateway) -> None:
+    import httpx2
+
+    gateway.reset()
+    gateway.enqueue(chat_text("via the given client"))
+    async with httpx2.AsyncClient(headers={"x-from": "given"}) as http_client:
+        client = OpenAIChatModel(endpoint(gateway.base_url), http_client=http_client)
+        message = await answer_of(client)
+        await client.aclose()
+
+        assert not http_client.is_closed
+    assert message.text == "via the given client"
+    assert gateway.requests[0].headers["x-from"] == "given"

@@ -171,3 +171,9 @@ async def test_missing_ripgrep_is_a_clear_tool_error(tmp_path: Path) -> None:
     with pytest.raises(ToolError, match="ripgrep"):
         async with asyncio.timeout(10):
             await search.grep(GrepQuery(pattern="x", path=str(tmp_path)))
+
+
+async def test_a_glob_with_a_slash_is_relative_to_the_searched_folder(h: Harness) -> None:
+    result = await h.grep("abc", glob="src/*.py")
+    assert h.found(result) == [("src/b.py", 2, "abc = 2", True)]
+    assert await h.grep("abc", rel="src", glob="src/*.py") == GrepResult()

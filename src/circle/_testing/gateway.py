@@ -34,6 +34,7 @@ from typing import Any
 _DROPPED_HEADERS = frozenset({"content-length", "transfer-encoding", "content-encoding", "connection"})
 _SSE_HEADERS = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
 _JSON_HEADERS = {"content-type": "application/json"}
+_MODEL = {"id": "scripted", "object": "model", "created": 0, "owned_by": "circle"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,9 @@ class GatewayResponse:
     chunks: list[bytes] | None = None
     delay_s: float = 0
     truncate: bool = False
+
+
+_MODELS = GatewayResponse(200, _JSON_HEADERS, json.dumps({"object": "list", "data": [_MODEL]}).encode())
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +158,7 @@ class ScriptedGateway:
                 self._requests.append(request)
             if request.method == "GET":
                 found = request.path.rstrip("/").endswith("/models")
-                return _models_list() if found else chat_error(404, f"no such path: {request.path}")
+                return _MODELS if found else chat_error(404, f"no such path: {request.path}")
             if self._queue:
                 return self._queue.popleft()
         if self._fallback is not None:
@@ -202,11 +206,10 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def do_GET(self) -> None:
-        self._serve()
-
     def do_POST(self) -> None:
         self._serve()
+
+    do_GET = do_POST
 
     def _read_body(self) -> bytes:
         if "chunked" in self.headers.get("transfer-encoding", "").lower():
@@ -251,12 +254,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
 
 
-def _models_list() -> GatewayResponse:
-    model = {"id": "scripted", "object": "model", "created": 0, "owned_by": "circle"}
-    data = {"object": "list", "data": [model]}
-    return GatewayResponse(200, dict(_JSON_HEADERS), json.dumps(data).encode())
-
-
 def replay_fixture(json_path: Path) -> GatewayResponse:
     """The response of a recorded ``NAME.json`` fixture (see shared/fixtures/README.md).
 
@@ -289,23 +286,12 @@ def _sse_events(body: bytes) -> list[bytes]:
 _ids = itertools.count(1)
 
 
-def _chunk(
-    model: str,
-    delta: dict[str, Any] | None,
-    finish: str | None = None,
-    *,
-    usage: dict[str, Any] | None = None,
-) -> bytes:
-    choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-    choices = [] if delta is None else [choice]
-    data = {
-        "id": "chatcmpl-scripted",
-        "object": "chat.completion.chunk",
-        "created": 0,
-        "model": model,
-        "choices": choices,
-        "usage": usage,
-    }
+def _chunk(model: str, delta: dict[str, Any] | None, finish: str | None = None, usage: Any = None) -> bytes:
+    choices = (
+        [] if delta is None else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
+    )
+    data = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": model}
+    data.update(choices=choices, usage=usage)
     return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
 
 
@@ -327,7 +313,7 @@ def _stream(
             chunks.append(_chunk(model, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
     chunks.append(_chunk(model, {}, "tool_calls" if calls else "stop"))
     tokens = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
-    chunks.append(_chunk(model, None, usage={**tokens, "prompt_tokens_details": {"cached_tokens": 0}}))
+    chunks.append(_chunk(model, None, None, {**tokens, "prompt_tokens_details": {"cached_tokens": 0}}))
     chunks.append(b"data: [DONE]\n\n")
     return GatewayResponse(200, dict(_SSE_HEADERS), b"", chunks)
 

@@ -108,6 +108,14 @@ def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
     )
 
 
+async def _is_trusted(container: Container, folder: Path) -> bool:
+    trusted = trust_list(container)
+    try:
+        return await trusted.is_trusted(str(folder))
+    finally:
+        await trusted.aclose()
+
+
 async def open_session(runtime: Runtime, opts: RunOptions) -> AgentSession:
     if opts.session:
         return await runtime.open_session(opts.session)
@@ -124,11 +132,7 @@ async def run_headless(
     sink = JsonLines(out) if json_mode else None
     try:
         container = container or Container(config=make_config(opts, dict(os.environ)))
-        if (
-            not opts.yolo
-            and not opts.no_session
-            and not await trust_list(container).is_trusted(str(opts.workspace))
-        ):
+        if not opts.yolo and not await _is_trusted(container, opts.workspace):
             raise UntrustedFolderError(
                 f"{opts.workspace} is not trusted: run `circle trust {opts.workspace}` first, or pass --yolo"
             )

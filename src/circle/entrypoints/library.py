@@ -96,6 +96,8 @@ class Agent:
             self._container.store.override(store)
         self._container.approver.override(approver or AllowAll())
         self._session_id = session_id
+        self._owns_model = model_client is None
+        self._owns_store = store is None
         self._runtime: Runtime | None = None
         self._session: AgentSession | None = None
 
@@ -130,11 +132,15 @@ class Agent:
         self._runtime.events.subscribe(sink)
         task = asyncio.create_task(session.prompt(prompt))
         try:
-            while True:
-                event = await queue.get()
-                yield event
-                if isinstance(event, TurnEnded) and task.done() and queue.empty():
-                    break
+            while not task.done():
+                getter = asyncio.ensure_future(queue.get())
+                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+                if getter.done():
+                    yield getter.result()
+                else:
+                    getter.cancel()
+            while not queue.empty():
+                yield queue.get_nowait()
             await task
         finally:
             self._runtime.events.unsubscribe(sink)
@@ -154,8 +160,12 @@ class Agent:
         return self._session.cancel() if self._session else False
 
     async def aclose(self) -> None:
+        """Close what the agent made; a model client or store passed in stays the caller's."""
         if self._runtime is not None:
-            await self._runtime.aclose()
+            if self._owns_model:
+                await self._runtime.ports.model.aclose()
+            if self._owns_store:
+                await self._runtime.ports.store.aclose()
             self._runtime = None
             self._session = None
 

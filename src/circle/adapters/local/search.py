@@ -6,6 +6,10 @@ except ``.git`` itself, since dot-files such as ``.github/`` or ``.env.example``
 person asks about. Unreadable files are skipped silently (``--no-messages``); pattern and glob errors
 are still reported, as ``ValueError``. A file given as ``path`` is searched whatever ``glob`` says.
 
+``rg`` runs in the searched folder: ripgrep matches a ``glob`` holding ``/`` against the path relative
+to its working directory, so ``src/*.py`` means the same as it does to ``FileSystem.glob``. One without
+``/`` matches file names at any depth (``*.py``); ``!`` excludes.
+
 The result is sorted by path, then line, so it does not depend on ripgrep's threads. ``max_matches``
 bounds the matching lines: on the next match ripgrep is stopped and ``truncated`` set; the trailing
 context of the last kept match is kept. ``counts`` holds the matching lines kept, per file.
@@ -19,6 +23,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import sys
 from dataclasses import dataclass, field
 
@@ -60,6 +65,7 @@ class RipgrepSearch:
         proc = await asyncio.create_subprocess_exec(
             self._binary(),
             *_arguments(query, path),
+            cwd=path if os.path.isdir(path) else os.path.dirname(path),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -71,20 +77,26 @@ class RipgrepSearch:
         try:
             await _collect(proc.stdout, collector)
             if collector.truncated:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
+                _kill(proc)
             code = await proc.wait()
             stderr = await errors
         finally:
             if proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
+                _kill(proc)
                 await asyncio.shield(proc.wait())
             errors.cancel()
             await asyncio.wait([errors])
         if code == 2 and not collector.truncated and stderr.strip():
             raise ValueError(_one_line(stderr.decode("utf-8", errors="replace")))
         return collector.result()
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    """SIGKILL ``rg``; not ``proc.kill()``, whose ``Popen.poll()`` would reap the child under asyncio's
+    child watcher (which then warns of an unknown child and reports exit code 255)."""
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGKILL)
 
 
 def _arguments(query: GrepQuery, path: str) -> list[str]:

@@ -17,7 +17,7 @@ import html
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
 
@@ -43,7 +43,7 @@ _NO_KEY = "no-key-needed"
 _MISSING_KEY = "no API key: set CIRCLE_API_KEY or OPENAI_API_KEY (or api_key in credentials.json)"
 _DRAIN_S = 0.1
 _CONTEXT_OVERFLOW = re.compile(
-    r"context.length|context.window|maximum context|too many tokens|prompt is too long|reduce the length",
+    r"context.(length|window|size)|maximum context|too many tokens|prompt is too long|reduce the length",
     re.IGNORECASE,
 )
 
@@ -111,8 +111,9 @@ class OpenAIChatModel:
                 stream=True,
             )
             try:
-                async for event in _events(response, translator):
-                    yield event
+                async with contextlib.aclosing(_events(response, translator)) as events:
+                    async for event in events:
+                        yield event
             finally:
                 await response.aclose()
         except (openai.OpenAIError, httpx2.HTTPError, httpx2.StreamError) as exc:
@@ -127,7 +128,7 @@ class OpenAIChatModel:
             await client.close()
 
 
-async def _events(response: httpx2.Response, translator: ChunkTranslator) -> AsyncIterator[ModelEvent]:
+async def _events(response: httpx2.Response, translator: ChunkTranslator) -> AsyncGenerator[ModelEvent]:
     """The events of a 200 response: server-sent events, or one JSON completion."""
     if "json" in response.headers.get("content-type", ""):
         for event in translator.feed(_parse(await response.aread())):
