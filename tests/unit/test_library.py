@@ -14,7 +14,10 @@ async def test_agent_runs_a_turn_with_real_files(tmp_path: Path) -> None:
     (tmp_path / "hello.txt").write_text("hello world\n")
     model = ScriptedModel(
         [
-            answer("", Call("edit_file", {"file_path": "hello.txt", "old_string": "world", "new_string": "circle"})),
+            answer(
+                "",
+                Call("edit_file", {"file_path": "hello.txt", "old_string": "world", "new_string": "circle"}),
+            ),
             answer("Renamed the world."),
         ]
     )
@@ -53,7 +56,9 @@ async def test_agent_continues_a_stored_session(tmp_path: Path) -> None:
 async def test_agent_asks_its_approver(tmp_path: Path) -> None:
     approver = ScriptedApprover(allow=())
     model = ScriptedModel([answer("", Call("execute", {"command": "touch made"})), answer("ok")])
-    async with circle.Agent(tmp_path, model_client=model, store=InMemorySessionStore(), approver=approver) as agent:
+    async with circle.Agent(
+        tmp_path, model_client=model, store=InMemorySessionStore(), approver=approver
+    ) as agent:
         await agent.run("make it")
     assert not (tmp_path / "made").exists()
     assert [r.summary for r in approver.requests] == ["touch made"]

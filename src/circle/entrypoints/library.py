@@ -12,7 +12,7 @@ from circle.adapters._shared.settings_files import data_dir, load_credentials, l
 from circle.application.agent_loop import TurnResult
 from circle.application.approvals import AllowAll
 from circle.application.context.system_prompt import PromptOptions
-from circle.application.events import AgentEvent, TurnEnded
+from circle.application.events import AgentEvent
 from circle.application.ports.approver import Approver
 from circle.application.ports.model_client import ModelClient
 from circle.application.ports.session_store import SessionStore
