@@ -31,6 +31,7 @@ from circle.domain.model import (
     ToolCallDelta,
     ToolCallStarted,
 )
+from circle.domain.thinking import ThinkingLevel
 
 from .conversation import Conversation
 from .events import (
@@ -65,7 +66,7 @@ class LoopSettings:
     model: str
     system: str
     max_output_tokens: int | None = None
-    thinking: str | None = None
+    thinking: ThinkingLevel | None = None
     max_rounds: int | None = None
 
 

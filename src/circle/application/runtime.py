@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from circle.domain.errors import ConfigError, StorageError
+from circle.domain.thinking import ThinkingLevel
 
 from .agent_loop import AgentLoop, LoopSettings
 from .context.system_prompt import Environment, PromptOptions, build_system_prompt
@@ -33,7 +34,7 @@ class RuntimeOptions:
     tools: Iterable[str] | None = None
     exclude_tools: Iterable[str] = ()
     max_rounds: int | None = None
-    thinking: str | None = None
+    thinking: ThinkingLevel | None = None
     env: dict[str, str] = field(default_factory=dict)
 
 

@@ -131,6 +131,8 @@ class Message(_Frozen):
     usage: Usage | None = None
     model: str | None = None
     error: str | None = None
+    scope: str | None = None
+    """An opaque fingerprint of the endpoint, key and model that wrote this answer (for signed thinking)."""
 
     @classmethod
     def user(cls, text: str) -> Message:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pydantic import JsonValue
 
 from .messages import Message, Part, StopReason, TextPart, ThinkingPart, ToolCallPart, Usage
+from .thinking import ThinkingLevel
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +31,7 @@ class ModelRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_output_tokens: int | None = None
-    thinking: str | None = None
+    thinking: ThinkingLevel | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,7 @@ class UsageReported:
 class Finished:
     stop_reason: StopReason
     model: str | None = None
+    scope: str | None = None
 
 
 ModelEvent = (
@@ -99,6 +101,7 @@ class AnswerAssembler:
         self._usage = Usage()
         self._stop: StopReason | None = None
         self._model: str | None = None
+        self._scope: str | None = None
 
     def add(self, event: ModelEvent) -> None:
         match event:
@@ -121,9 +124,10 @@ class AnswerAssembler:
                 pass
             case UsageReported(usage=usage):
                 self._usage = usage
-            case Finished(stop_reason=stop, model=model):
+            case Finished(stop_reason=stop, model=model, scope=scope):
                 self._stop = stop
                 self._model = model or self._model
+                self._scope = scope or self._scope
 
     def _add_thinking(self, event: ThinkingDelta) -> None:
         last = self._parts[-1] if self._parts else None
@@ -163,6 +167,7 @@ class AnswerAssembler:
             usage=self._usage,
             model=self._model or model,
             error=error,
+            scope=self._scope,
         )
 
 

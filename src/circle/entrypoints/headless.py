@@ -20,6 +20,7 @@ from circle.application.runtime import Runtime, RuntimeOptions
 from circle.application.session import AgentSession
 from circle.domain.errors import CircleError, ConfigError, UntrustedFolderError
 from circle.domain.settings import resolve_endpoint
+from circle.domain.thinking import ThinkingLevel, parse_level
 
 from .container import Config, Container, build_runtime, trust_list
 from .event_codec import dumps, event_json
@@ -96,7 +97,7 @@ def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         tools=opts.tools,
         exclude_tools=opts.exclude_tools,
         max_rounds=opts.max_turns,
-        thinking=opts.thinking or settings.thinking,
+        thinking=_thinking(opts.thinking or settings.thinking),
     )
     return Config(
         workspace=opts.workspace,
@@ -106,6 +107,15 @@ def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         ephemeral=opts.no_session,
         env=env,
     )
+
+
+def _thinking(text: str | None) -> ThinkingLevel | None:
+    if text is None:
+        return None
+    try:
+        return parse_level(text)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 async def _is_trusted(container: Container, folder: Path) -> bool:
