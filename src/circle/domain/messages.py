@@ -67,6 +67,7 @@ class ThinkingPart(_Frozen):
     text: str = ""
     signature: str | None = None
     redacted: str | None = None
+    provider_id: str | None = None
 
 
 class ImagePart(_Frozen):
@@ -89,6 +90,7 @@ class ToolCallPart(_Frozen):
     id: str
     name: str
     arguments: str = "{}"
+    provider_id: str | None = None
 
     def parsed_arguments(self) -> dict[str, JsonValue] | None:
         """The arguments as an object, or None when they are not a JSON object."""

@@ -41,9 +41,12 @@ class TextDelta:
 
 @dataclass(frozen=True, slots=True)
 class ThinkingDelta:
+    """Reasoning text. A new ``provider_id`` (a Responses reasoning item) starts a new part."""
+
     text: str = ""
     signature: str | None = None
     redacted: str | None = None
+    provider_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,7 @@ class ToolCallStarted:
     index: int
     id: str
     name: str
+    provider_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,7 @@ ModelEvent = (
 class _OpenCall:
     id: str
     name: str
+    provider_id: str | None = None
     arguments: list[str] = field(default_factory=list)
 
 
@@ -113,8 +118,8 @@ class AnswerAssembler:
                     self._parts.append(TextPart(text=text))
             case ThinkingDelta():
                 self._add_thinking(event)
-            case ToolCallStarted(index=index, id=call_id, name=name):
-                call = _OpenCall(id=call_id, name=name)
+            case ToolCallStarted(index=index, id=call_id, name=name, provider_id=provider_id):
+                call = _OpenCall(id=call_id, name=name, provider_id=provider_id)
                 self._calls[index] = call
                 self._parts.append(call)
             case ToolCallDelta(index=index, arguments=arguments):
@@ -131,13 +136,23 @@ class AnswerAssembler:
 
     def _add_thinking(self, event: ThinkingDelta) -> None:
         last = self._parts[-1] if self._parts else None
-        if isinstance(last, ThinkingPart) and last.redacted is None and event.redacted is None:
+        same_item = event.provider_id is None or (
+            isinstance(last, ThinkingPart) and last.provider_id == event.provider_id
+        )
+        if isinstance(last, ThinkingPart) and last.redacted is None and event.redacted is None and same_item:
             self._parts[-1] = ThinkingPart(
-                text=last.text + event.text, signature=event.signature or last.signature
+                text=last.text + event.text,
+                signature=event.signature or last.signature,
+                provider_id=last.provider_id or event.provider_id,
             )
         else:
             self._parts.append(
-                ThinkingPart(text=event.text, signature=event.signature, redacted=event.redacted)
+                ThinkingPart(
+                    text=event.text,
+                    signature=event.signature,
+                    redacted=event.redacted,
+                    provider_id=event.provider_id,
+                )
             )
 
     @property
@@ -152,7 +167,14 @@ class AnswerAssembler:
         parts: list[Part] = []
         for part in self._parts:
             if isinstance(part, _OpenCall):
-                parts.append(ToolCallPart(id=part.id, name=part.name, arguments="".join(part.arguments)))
+                parts.append(
+                    ToolCallPart(
+                        id=part.id,
+                        name=part.name,
+                        arguments="".join(part.arguments),
+                        provider_id=part.provider_id,
+                    )
+                )
             elif not (isinstance(part, TextPart) and part.text == ""):
                 parts.append(part)
         stop = self._stop or StopReason.INCOMPLETE

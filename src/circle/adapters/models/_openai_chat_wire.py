@@ -40,6 +40,7 @@ from circle.domain.model import (
     ToolSpec,
     UsageReported,
 )
+from circle.domain.thinking import reasoning_effort
 
 Wire = dict[str, Any]
 
@@ -142,7 +143,7 @@ class RequestEncoder:
         if request.max_output_tokens is not None:
             head["max_tokens"] = request.max_output_tokens
         if request.thinking:
-            head["reasoning_effort"] = request.thinking
+            head["reasoning_effort"] = reasoning_effort(request.thinking)
         pieces = [_dumps(head)[:-1]]
         if request.tools:
             if self._tools[0] != request.tools:
