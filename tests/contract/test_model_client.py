@@ -31,6 +31,7 @@ from circle._testing.model import Call, ScriptedModel, answer
 from circle.adapters.models.openai_chat import OpenAIChatModel
 from circle.application.ports.model_client import ModelClient
 from circle.domain.errors import (
+    CircleError,
     ConfigError,
     ContextOverflowError,
     ModelConnectionError,
@@ -50,6 +51,8 @@ from circle.domain.messages import (
 )
 from circle.domain.model import AnswerAssembler, Finished, ModelEvent, ModelRequest, ToolSpec
 from circle.domain.settings import Endpoint
+
+from ._golden import check_golden
 
 FIXTURES = Path(__file__).parents[2].parent / "shared" / "fixtures"
 OPENAI_CHAT = FIXTURES / "providers" / "openai-chat"
@@ -677,3 +680,19 @@ async def test_a_given_http_client_is_used_and_left_open(gateway: ScriptedGatewa
         assert not http_client.is_closed
     assert message.text == "via the given client"
     assert gateway.requests[0].headers["x-from"] == "given"
+
+
+@needs_fixtures
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
+async def test_every_recording_matches_its_golden_event_sequence(
+    gateway: ScriptedGateway, model: OpenAIChatModel, path: Path
+) -> None:
+    gateway.enqueue(replay(path))
+    seen: list[ModelEvent] = []
+    error: CircleError | None = None
+    try:
+        await collect_into(seen, model)
+    except CircleError as exc:
+        error = exc
+    name = str(path.relative_to(OPENAI_CHAT).with_suffix("")).replace("/", "__")
+    check_golden("openai-chat", name, seen, error)
