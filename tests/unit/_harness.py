@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from circle._testing.images import FakeImageCodec
 from circle.application.approvals import AllowAll
 from circle.application.event_bus import EventBus
 from circle.application.ports.approver import Approver
@@ -29,6 +30,7 @@ class Harness:
     store: InMemorySessionStore = field(default_factory=InMemorySessionStore)
     approver: Approver = field(default_factory=AllowAll)
     sink: RecordingSink = field(default_factory=RecordingSink)
+    images: FakeImageCodec = field(default_factory=FakeImageCodec)
     max_rounds: int | None = None
 
     def runtime(self) -> Runtime:
@@ -39,6 +41,7 @@ class Harness:
             search=InMemoryTextSearch(self.files),
             processes=self.processes,
             approver=self.approver,
+            images=self.images,
         )
         options = RuntimeOptions(workspace=WORKSPACE, model="scripted", max_rounds=self.max_rounds)
         return Runtime(ports, options, events=EventBus(self.sink))
@@ -50,4 +53,5 @@ class Harness:
             search=InMemoryTextSearch(self.files),
             processes=self.processes,
             approver=self.approver,
+            images=self.images,
         )

@@ -19,7 +19,9 @@ from circle.domain.errors import CircleError, ToolError
 from circle.domain.messages import (
     NOT_RUN_RESULT,
     Message,
+    TextPart,
     ToolCallPart,
+    ToolResultPart,
     Usage,
     close_unanswered,
 )
@@ -190,9 +192,13 @@ class AgentLoop:
                 tool_call_id=call.id, tool_name=call.name, result=output.text, is_error=output.is_error
             )
         )
-        return Message.tool_result(
-            call_id=call.id, name=call.name, text=output.text, is_error=output.is_error
+        part = ToolResultPart(
+            tool_call_id=call.id,
+            tool_name=call.name,
+            content=(TextPart(text=output.text), *output.attachments),
+            is_error=output.is_error,
         )
+        return Message(role="tool", parts=(part,))
 
     async def _invoke(self, call: ToolCallPart, arguments: dict[str, JsonValue] | None) -> ToolOutput:
         tool = self.tools.get(call.name)

@@ -16,6 +16,7 @@ from .conversation import Conversation
 from .event_bus import EventBus
 from .ports.approver import Approver
 from .ports.file_system import FileSystem
+from .ports.image_codec import ImageCodec
 from .ports.model_client import ModelClient
 from .ports.process_runner import ProcessRunner
 from .ports.session_store import SessionStore
@@ -46,6 +47,7 @@ class Ports:
     search: TextSearch
     processes: ProcessRunner
     approver: Approver
+    images: ImageCodec | None = None
 
 
 class Runtime:
@@ -103,6 +105,7 @@ class Runtime:
             processes=self.ports.processes,
             approver=self.ports.approver,
             env=self.options.env,
+            images=self.ports.images,
         )
         loop = AgentLoop(
             model=self.ports.model,

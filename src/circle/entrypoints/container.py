@@ -18,6 +18,7 @@ from dependency_injector import containers, providers
 from circle.application.approvals import AllowAll
 from circle.application.ports.approver import Approver
 from circle.application.ports.file_system import FileSystem
+from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.model_client import ModelClient
 from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.session_store import SessionStore, TrustList
@@ -33,6 +34,7 @@ ADAPTERS: dict[str, str] = {
     "files.local": "circle.adapters.local.files:LocalFileSystem",
     "search.ripgrep": "circle.adapters.local.search:RipgrepSearch",
     "processes.local": "circle.adapters.local.processes:LocalProcessRunner",
+    "images.pillow": "circle.adapters.local.images:PillowImageCodec",
 }
 
 
@@ -80,6 +82,7 @@ class Container(containers.DeclarativeContainer):
     files = providers.Singleton(make, "files.local")
     search = providers.Singleton(make, "search.ripgrep")
     processes = providers.Singleton(make, "processes.local")
+    images = providers.Singleton(make, "images.pillow")
     approver = providers.Singleton(AllowAll)
 
 
@@ -93,6 +96,7 @@ def build_runtime(container: Container) -> Runtime:
         search=cast(TextSearch, container.search()),
         processes=cast(ProcessRunner, container.processes()),
         approver=cast(Approver, container.approver()),
+        images=cast(ImageCodec, container.images()),
     )
     return Runtime(ports, config.options)
 

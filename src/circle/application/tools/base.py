@@ -13,10 +13,12 @@ from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from circle.application.ports.approver import ApprovalKind, ApprovalRequest, Approver
 from circle.application.ports.file_system import FileSystem
+from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.text_search import TextSearch
 from circle.application.prompts import load_prompt
 from circle.domain.errors import ApprovalDeniedError, ToolError
+from circle.domain.messages import DocumentPart, ImagePart
 from circle.domain.model import ToolSpec
 from circle.domain.workspace import is_inside, join_in_workspace, relative_display
 
@@ -31,6 +33,7 @@ class ToolArgs(BaseModel):
 class ToolOutput:
     text: str
     is_error: bool = False
+    attachments: tuple[ImagePart | DocumentPart, ...] = ()
 
 
 @dataclass
@@ -43,6 +46,7 @@ class ToolContext:
     processes: ProcessRunner
     approver: Approver
     env: dict[str, str] = field(default_factory=dict)
+    images: ImageCodec | None = None
 
     async def resolve(self, path: str) -> str:
         """The real path of ``path`` (relative to the workspace), refused when outside it."""

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+
 from pydantic import Field
 
+from circle.domain import media
 from circle.domain.errors import ToolError
+from circle.domain.messages import DocumentPart, ImagePart
 
 from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
 
@@ -54,6 +58,14 @@ async def _existing_file(ctx: ToolContext, path: str) -> str:
 async def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
     resolved = await _existing_file(ctx, args.file_path)
     head = await ctx.files.read_bytes(resolved, limit=BINARY_SNIFF_BYTES)
+    media_type = media.sniff(head)
+    if media_type is not None:
+        return await _read_media(ctx, resolved, media_type, args.file_path)
+    named = media.by_extension(resolved)
+    if named is not None and b"\x00" in head:
+        raise ToolError(
+            f"{args.file_path} is named like {named} but its bytes are not a PNG, JPEG, GIF, WebP or PDF file"
+        )
     if b"\x00" in head:
         info = await ctx.files.stat(resolved)
         size = info.size if info else len(head)
@@ -72,6 +84,31 @@ async def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
         last = window.offset + len(window.lines) - 1
         out.append(f"(more lines follow: read again with offset={last + 1})")
     return ToolOutput("\n".join(out))
+
+
+async def _read_media(ctx: ToolContext, resolved: str, media_type: str, shown: str) -> ToolOutput:
+    info = await ctx.files.stat(resolved)
+    size = info.size if info else 0
+    if media_type == media.PDF_TYPE:
+        if size > media.MAX_PDF_BYTES:
+            raise ToolError(f"{shown} is a PDF of {size} bytes; the limit is {media.MAX_PDF_BYTES}")
+        data = await ctx.files.read_bytes(resolved)
+        name = resolved.rsplit("/", 1)[-1]
+        document = DocumentPart(media_type=media_type, data=base64.b64encode(data).decode("ascii"), name=name)
+        return ToolOutput(f"PDF {ctx.show(resolved)} ({size} bytes)", attachments=(document,))
+    if size > media.MAX_IMAGE_FILE_BYTES:
+        raise ToolError(f"{shown} is an image of {size} bytes; the limit is {media.MAX_IMAGE_FILE_BYTES}")
+    if ctx.images is None:
+        raise ToolError(f"{shown} is an image ({media_type}), and images cannot be read here")
+    data = await ctx.files.read_bytes(resolved)
+    try:
+        fitted = await ctx.images.fit(data, max_side=media.MAX_IMAGE_SIDE, max_bytes=media.MAX_IMAGE_BYTES)
+    except ValueError as exc:
+        raise ToolError(f"{shown} looks like {media_type} but cannot be read: {exc}") from None
+    scaled = f", scaled down from {fitted.original_width}x{fitted.original_height}" if fitted.scaled else ""
+    image = ImagePart(media_type=fitted.media_type, data=base64.b64encode(fitted.data).decode("ascii"))
+    text = f"Image {ctx.show(resolved)} ({fitted.width}x{fitted.height}{scaled}, {media_type})"
+    return ToolOutput(text, attachments=(image,))
 
 
 class WriteFileArgs(ToolArgs):

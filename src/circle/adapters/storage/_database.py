@@ -1,0 +1,153 @@
+"""Opening circle.sqlite on the stdlib ``sqlite3``, its transactions, and where its errors are translated.
+
+The hot path never imports sqlmodel or sqlalchemy: a file already at :data:`SCHEMA_VERSION`
+(``PRAGMA user_version``) is opened and used with plain ``sqlite3``. Only a new file, or one an
+older Circle wrote, loads :mod:`._schema` (the SQLModel tables, the single source of the schema)
+to create or migrate it: the first run on a machine pays that import, later runs do not.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from circle.domain.errors import StorageError
+
+SCHEMA_VERSION = 1
+MEMORY = ":memory:"
+
+PRAGMAS = (
+    "PRAGMA busy_timeout=5000",  # first, so that switching to WAL waits for other openers
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA foreign_keys=ON",
+)
+
+
+def storage_error(error: BaseException, path: Path, *, doing: str) -> StorageError:
+    """The one-line StorageError for a SQLite or OS error met while ``doing``."""
+    reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    if isinstance(error, sqlite3.DatabaseError) and "not a database" in reason:
+        return StorageError(f"cannot open the session store at {path}: {reason} (is it a Circle store?)")
+    return StorageError(f"cannot {doing} the session store at {path}: {reason}")
+
+
+@contextmanager
+def translated(path: Path, *, doing: str) -> Iterator[None]:
+    """Turn every storage exception raised inside into :class:`StorageError` (the one place)."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as error:
+        raise storage_error(error, path, doing=doing) from error
+
+
+def _user_version(connection: sqlite3.Connection, path: Path) -> int:
+    version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise StorageError(
+            f"the session store at {path} has schema version {version}, newer than this Circle"
+            f" knows ({SCHEMA_VERSION}); update Circle"
+        )
+    return version
+
+
+def _upgrade(connection: sqlite3.Connection, path: Path) -> None:
+    """Create or migrate the tables, the one path that imports sqlmodel."""
+    connection.execute("BEGIN IMMEDIATE")  # one opener creates; the others wait, then see it done
+    try:
+        version = _user_version(connection, path)
+        if version < SCHEMA_VERSION:
+            from ._schema import migrate  # noqa: PLC0415 - sqlmodel loads only here
+
+            migrate(connection, version)
+        connection.execute("COMMIT")
+    finally:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+
+
+def open_connection(path: Path) -> sqlite3.Connection:
+    """Create the folder, open the file with the store's pragmas, and bring its schema up to date.
+
+    Raises:
+        StorageError: the folder or the file cannot be created or opened, the file is not a
+            database, or it was written by a newer Circle.
+    """
+    if str(path) != MEMORY:
+        with translated(path, doing="create the folder of"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+    with translated(path, doing="open"):
+        # autocommit: every transaction is an explicit BEGIN; one store may be used from threads
+        connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            for pragma in PRAGMAS:
+                connection.execute(pragma)
+            if _user_version(connection, path) != SCHEMA_VERSION:
+                _upgrade(connection, path)
+        except BaseException:
+            connection.close()
+            raise
+    return connection
+
+
+class Database:
+    """The one connection of a store instance, opened on first use.
+
+    ``:memory:`` shares it across calls, as a database per connection would be empty. A lock
+    keeps each transaction whole when the store is used from several threads.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._connection: sqlite3.Connection | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def _open(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StorageError(f"the session store at {self.path} is closed")
+        if self._connection is None:
+            self._connection = open_connection(self.path)
+        return self._connection
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every statement inside sees the same snapshot."""
+        with self._lock, translated(self.path, doing="read"):
+            connection = self._open()
+            connection.execute("BEGIN")
+            try:
+                yield connection
+            finally:
+                if connection.in_transaction:
+                    connection.execute("COMMIT")
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction, committed on leaving; anything raised rolls it back.
+
+        ``BEGIN IMMEDIATE`` takes the write lock first, so concurrent writers (other processes)
+        wait on ``busy_timeout`` instead of reading a head or a seq that another is about to change.
+        """
+        with self._lock, translated(self.path, doing="write to"):
+            connection = self._open()
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+                connection.execute("COMMIT")
+            finally:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+
+__all__ = ["MEMORY", "PRAGMAS", "SCHEMA_VERSION", "Database", "open_connection", "storage_error", "translated"]
