@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from circle.application.ports.file_system import FileSystem
 from circle.application.prompts import load_prompt
+from circle.domain.families import model_family
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTION_BYTES = 64_000
@@ -48,7 +49,8 @@ async def build_system_prompt(
     if options.replace is not None:
         sections = [options.replace.strip()]
     else:
-        sections = [load_prompt("system/base.md"), load_prompt("system/guidelines.md")]
+        family = model_family(env.model)
+        sections = [load_prompt(f"system/families/{family}.md"), load_prompt("system/guidelines.md")]
     if options.context_files:
         for name, text in await instruction_files(files, env.workspace):
             sections.append(f"# Instructions from {name}\n{text}")
