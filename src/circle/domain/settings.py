@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
+from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -16,6 +17,7 @@ from .errors import ConfigError
 Protocol = Literal["openai-chat", "openai-responses", "anthropic"]
 PROTOCOLS: tuple[Protocol, ...] = ("openai-chat", "openai-responses", "anthropic")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com"
 
 
 class EndpointFile(BaseModel):
@@ -44,6 +46,7 @@ class Endpoint:
     api_key: str | None
     model: str | None
     timeout_s: float = 45.0
+    protocol_known: bool = True
 
 
 def parse_settings_file(data: object, *, source: str) -> SettingsFile:
@@ -80,21 +83,21 @@ def resolve_endpoint(
         ConfigError: an unknown protocol or a timeout that is not a number.
     """
     credentials = credentials or {}
-    base_url = (
-        env.get("CIRCLE_BASE_URL")
-        or settings.endpoint.base_url
-        or env.get("OPENAI_BASE_URL")
-        or DEFAULT_BASE_URL
-    )
-    protocol_text = env.get("CIRCLE_PROTOCOL") or settings.endpoint.protocol or "openai-chat"
-    if protocol_text not in PROTOCOLS:
-        raise ConfigError(f"unknown protocol {protocol_text!r}: use one of {', '.join(PROTOCOLS)}")
+    configured = env.get("CIRCLE_BASE_URL") or settings.endpoint.base_url
+    explicit = env.get("CIRCLE_PROTOCOL") or settings.endpoint.protocol
+    if explicit is not None and explicit not in PROTOCOLS:
+        raise ConfigError(f"unknown protocol {explicit!r}: use one of {', '.join(PROTOCOLS)}")
+    protocol, known = _protocol(explicit, configured, env)
+    if protocol == "anthropic":
+        base_url = configured or env.get("ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_URL
+    else:
+        base_url = configured or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     key_env = settings.endpoint.api_key_env
     api_key = (
         env.get("CIRCLE_API_KEY")
         or (env.get(key_env) if key_env else None)
         or credentials.get("api_key")
-        or env.get("OPENAI_API_KEY")
+        or env.get("ANTHROPIC_API_KEY" if protocol == "anthropic" else "OPENAI_API_KEY")
     )
     model = model_override or env.get("CIRCLE_MODEL") or settings.model
     timeout_text = env.get("CIRCLE_LLM_TIMEOUT")
@@ -102,8 +105,30 @@ def resolve_endpoint(
         timeout = float(timeout_text) if timeout_text else 45.0
     except ValueError:
         raise ConfigError(f"CIRCLE_LLM_TIMEOUT must be seconds, not {timeout_text!r}") from None
-    protocol: Protocol = protocol_text
-    return Endpoint(base_url=base_url, protocol=protocol, api_key=api_key, model=model, timeout_s=timeout)
+    return Endpoint(
+        base_url=base_url,
+        protocol=protocol,
+        api_key=api_key,
+        model=model,
+        timeout_s=timeout,
+        protocol_known=known,
+    )
+
+
+def _protocol(explicit: str | None, configured: str | None, env: Mapping[str, str]) -> tuple[Protocol, bool]:
+    """The protocol, and whether it is known (said, or plain from the URL) rather than a default."""
+    for name in PROTOCOLS:
+        if explicit == name:
+            return name, True
+    host = (urlparse(configured).hostname or "") if configured else ""
+    if "anthropic" in host:
+        return "anthropic", True
+    if host == "api.openai.com":
+        return "openai-chat", True
+    if not configured and not env.get("OPENAI_BASE_URL") and not env.get("OPENAI_API_KEY"):
+        if env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_BASE_URL"):
+            return "anthropic", True
+    return "openai-chat", configured is None
 
 
 def with_model(endpoint: Endpoint, model: str) -> Endpoint:

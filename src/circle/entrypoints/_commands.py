@@ -77,6 +77,33 @@ def sessions(
     raise typer.Exit(guard(lambda: _run(go)))
 
 
+@commands.command()
+def models(
+    base_url: Annotated[str | None, typer.Option("--base-url", help="Probe this URL instead.")] = None,
+) -> None:
+    """Ask the endpoint for its models, and tell its protocol and base URL."""
+
+    async def go() -> int:
+        from circle.adapters._shared.settings_files import load_credentials, load_settings, save_probed
+        from circle.domain.settings import resolve_endpoint
+
+        from .discovery import make_probe
+
+        env = dict(os.environ)
+        if base_url:
+            env["CIRCLE_BASE_URL"] = base_url
+        data = data_dir(env)
+        endpoint = resolve_endpoint(load_settings(data), env, load_credentials(data))
+        found = await make_probe().probe(endpoint.base_url, endpoint.api_key, timeout_s=endpoint.timeout_s)
+        save_probed(data, endpoint.base_url, protocol=found.protocol, probed_base_url=found.base_url)
+        typer.echo(f"endpoint {found.base_url} speaks {found.protocol}; {len(found.models)} models:")
+        for model in found.models:
+            typer.echo(f"{'*' if model == endpoint.model else ' '} {model}")
+        return 0
+
+    raise typer.Exit(guard(lambda: _run(go)))
+
+
 def _run(go: Callable[[], Coroutine[None, None, int]]) -> int:
     from circle.domain.errors import CircleError
 

@@ -17,7 +17,7 @@ from .headless import EXIT_USAGE, RunOptions, read_stdin_message, run_headless
 root = typer.Typer(
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
-    epilog="Commands: circle trust [FOLDER], circle sessions [FOLDER]. "
+    epilog="Commands: circle trust [FOLDER], circle sessions [FOLDER], circle models. "
     "Exit codes: 0 done, 1 the turn failed, 2 bad usage, 130 interrupted.",
 )
 

@@ -10,7 +10,7 @@ import sys
 
 from circle import __version__
 
-SUBCOMMANDS = frozenset({"trust", "sessions"})
+SUBCOMMANDS = frozenset({"trust", "sessions", "models"})
 
 
 def main(argv: list[str] | None = None) -> None:

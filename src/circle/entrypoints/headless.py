@@ -23,6 +23,7 @@ from circle.domain.settings import resolve_endpoint
 from circle.domain.thinking import ThinkingLevel, parse_level
 
 from .container import Config, Container, build_runtime, trust_list
+from .discovery import settle_protocol
 from .event_codec import dumps, event_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -81,10 +82,11 @@ class TtyApprover:
         return ApprovalDecision(allowed=False, reason="the person said no")
 
 
-def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
+async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
     data = data_dir(env)
     settings = load_settings(data, opts.workspace, project_trusted=False)
     endpoint = resolve_endpoint(settings, env, load_credentials(data), model_override=opts.model)
+    endpoint = await settle_protocol(endpoint, data)
     if not endpoint.model:
         raise ConfigError('no model chosen: pass --model, set CIRCLE_MODEL, or put "model" in settings.json')
     options = RuntimeOptions(
@@ -141,7 +143,7 @@ async def run_headless(
     json_mode = opts.mode == "json"
     sink = JsonLines(out) if json_mode else None
     try:
-        container = container or Container(config=make_config(opts, dict(os.environ)))
+        container = container or Container(config=await make_config(opts, dict(os.environ)))
         if not opts.yolo and not await _is_trusted(container, opts.workspace):
             raise UntrustedFolderError(
                 f"{opts.workspace} is not trusted: run `circle trust {opts.workspace}` first, or pass --yolo"

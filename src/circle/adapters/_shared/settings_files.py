@@ -69,3 +69,30 @@ def save_credentials(data: Path, values: Mapping[str, str]) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(dict(values), handle, indent=2)
     os.chmod(path, 0o600)
+
+
+def load_probed(data: Path, base_url: str) -> dict[str, str] | None:
+    """What an earlier probe found for ``base_url`` (endpoints.json), if anything."""
+    raw = _read_json(data / "endpoints.json")
+    entry = raw.get(base_url) if isinstance(raw, dict) else None
+    if (
+        isinstance(entry, dict)
+        and isinstance(entry.get("protocol"), str)
+        and isinstance(entry.get("base_url"), str)
+    ):
+        return {"protocol": entry["protocol"], "base_url": entry["base_url"]}
+    return None
+
+
+def save_probed(data: Path, base_url: str, *, protocol: str, probed_base_url: str) -> None:
+    path = data / "endpoints.json"
+    try:
+        raw = _read_json(path)
+    except ConfigError:
+        raw = None
+    entries = raw if isinstance(raw, dict) else {}
+    entries[base_url] = {"protocol": protocol, "base_url": probed_base_url}
+    data.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(entries, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
