@@ -9,6 +9,7 @@
     │   ├── RateLimitedError         rate-limited
     │   ├── ContextOverflowError     context-overflow
     │   ├── ModelConnectionError     model-connection-error
+    │   ├── ModelStreamError         model-stream-error
     │   └── ProviderProtocolError    provider-protocol-error
     ├── ToolError                    tool-error (its message goes back to the model)
     ├── ApprovalDeniedError          approval-denied
@@ -21,6 +22,8 @@ their SDK's exceptions into the most specific class here, so nothing from an SDK
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 
 class CircleError(Exception):
@@ -50,10 +53,19 @@ class ModelHTTPError(ModelError):
 
     code = "model-http-error"
 
-    def __init__(self, message: str, *, status: int, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        retry_after: float | None = None,
+        should_retry: bool | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+        self.should_retry = should_retry
+        """``x-should-retry`` as the endpoint sent it (None when absent)."""
 
 
 class RateLimitedError(ModelHTTPError):
@@ -68,10 +80,27 @@ class ContextOverflowError(ModelError):
     code = "context-overflow"
 
 
+ConnectionKind = Literal["connect", "dropped", "timeout", "tls"]
+
+
 class ModelConnectionError(ModelError):
-    """The endpoint could not be reached, or the connection dropped."""
+    """The endpoint could not be reached, the connection dropped or timed out, or TLS failed."""
 
     code = "model-connection-error"
+
+    def __init__(self, message: str, *, kind: ConnectionKind = "connect") -> None:
+        super().__init__(message)
+        self.kind: ConnectionKind = kind
+
+
+class ModelStreamError(ModelError):
+    """An error the endpoint reported inside a streamed answer; ``status`` is its HTTP equivalent."""
+
+    code = "model-stream-error"
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class ProviderProtocolError(ModelError):
@@ -118,6 +147,7 @@ __all__ = [
     "ModelConnectionError",
     "ModelError",
     "ModelHTTPError",
+    "ModelStreamError",
     "ProviderProtocolError",
     "RateLimitedError",
     "StorageError",
