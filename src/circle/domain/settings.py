@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .catalog import ModelOverride
 from .errors import ConfigError
 
 Protocol = Literal["openai-chat", "openai-responses", "anthropic"]
@@ -37,6 +38,10 @@ class SettingsFile(BaseModel):
     model: str | None = None
     thinking: str | None = None
     approval_mode: str | None = None
+    models: dict[str, ModelOverride] = Field(default_factory=dict)
+    """Per-model overrides of the catalog (context, output, prices, reasoning, images)."""
+    budget_usd: float | None = Field(default=None, ge=0)
+    """The session budget in US dollars (``--max-budget-usd`` beats it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +71,9 @@ def parse_settings_file(data: object, *, source: str) -> SettingsFile:
 def merge_files(base: SettingsFile, override: SettingsFile) -> SettingsFile:
     """``override`` wins key by key (a trusted project's file over the data folder's)."""
     endpoint = base.endpoint.model_copy(update=override.endpoint.model_dump(exclude_none=True))
-    top = override.model_dump(exclude_none=True, exclude={"endpoint"})
-    return base.model_copy(update={**top, "endpoint": endpoint})
+    top = override.model_dump(exclude_none=True, exclude={"endpoint", "models"})
+    models = {**base.models, **override.models}
+    return base.model_copy(update={**top, "endpoint": endpoint, "models": models})
 
 
 def resolve_endpoint(
@@ -125,9 +131,9 @@ def _protocol(explicit: str | None, configured: str | None, env: Mapping[str, st
         return "anthropic", True
     if host == "api.openai.com":
         return "openai-chat", True
-    if not configured and not env.get("OPENAI_BASE_URL") and not env.get("OPENAI_API_KEY"):
-        if env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_BASE_URL"):
-            return "anthropic", True
+    openai_said = configured or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY")
+    if not openai_said and (env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_BASE_URL")):
+        return "anthropic", True
     return "openai-chat", configured is None
 
 
