@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -69,14 +70,15 @@ class TtyApprover:
         self._fallback = DenyChanges("pass --yolo to allow changes in print mode")
 
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
-        try:
-            tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
-        except OSError:
-            return await self._fallback.decide(request)
-        with tty:
-            tty.write(f"circle: allow {request.tool_name}: {request.summary}? [y/N] ")
-            tty.flush()
-            answer = await asyncio.to_thread(tty.readline)
+        with contextlib.ExitStack() as stack:
+            try:
+                reader = stack.enter_context(open("/dev/tty", encoding="utf-8"))
+                writer = stack.enter_context(open("/dev/tty", "w", encoding="utf-8"))
+            except OSError:
+                return await self._fallback.decide(request)
+            writer.write(f"circle: allow {request.tool_name}: {request.summary}? [y/N] ")
+            writer.flush()
+            answer = await asyncio.to_thread(reader.readline)
         if answer.strip().lower() in ("y", "yes"):
             return ApprovalDecision(allowed=True)
         return ApprovalDecision(allowed=False, reason="the person said no")
