@@ -19,11 +19,13 @@ from circle.application.approvals import AllowAll
 from circle.application.ports.approver import Approver
 from circle.application.ports.file_system import FileSystem
 from circle.application.ports.image_codec import ImageCodec
+from circle.application.ports.model_catalog import ModelCatalog
 from circle.application.ports.model_client import ModelClient
 from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.session_store import SessionStore, TrustList
 from circle.application.ports.text_search import TextSearch
 from circle.application.runtime import Ports, Runtime, RuntimeOptions
+from circle.domain.catalog import ModelOverride, refresh_allowed
 from circle.domain.errors import ConfigError
 from circle.domain.settings import Endpoint
 
@@ -31,10 +33,12 @@ ADAPTERS: dict[str, str] = {
     "store.sqlite": "circle.adapters.storage.sqlite_store:SqliteSessionStore",
     "trust.sqlite": "circle.adapters.storage.sqlite_store:SqliteTrustList",
     "model.openai-chat": "circle.adapters.models.openai_chat:OpenAIChatModel",
+    "model.openai-responses": "circle.adapters.models.openai_responses:OpenAIResponsesModel",
     "files.local": "circle.adapters.local.files:LocalFileSystem",
     "search.ripgrep": "circle.adapters.local.search:RipgrepSearch",
     "processes.local": "circle.adapters.local.processes:LocalProcessRunner",
     "images.pillow": "circle.adapters.local.images:PillowImageCodec",
+    "catalog.models-dev": "circle.adapters.catalog.models_dev:ModelsDevCatalog",
 }
 
 
@@ -63,10 +67,21 @@ class Config:
     options: RuntimeOptions
     ephemeral: bool = False
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    model_overrides: Mapping[str, ModelOverride] = field(default_factory=dict)
 
     @property
     def store_path(self) -> Path:
         return self.data_dir / "circle.sqlite"
+
+
+def make_catalog(config: Config) -> object:
+    """The models.dev catalog with settings.json's ``models``; it refreshes unless the env says not."""
+    return make(
+        "catalog.models-dev",
+        config.data_dir,
+        overrides=config.model_overrides,
+        refresh=refresh_allowed(config.env),
+    )
 
 
 class Container(containers.DeclarativeContainer):
@@ -84,6 +99,7 @@ class Container(containers.DeclarativeContainer):
     processes = providers.Singleton(make, "processes.local")
     images = providers.Singleton(make, "images.pillow")
     approver = providers.Singleton(AllowAll)
+    catalog = providers.Singleton(make_catalog, config)
 
 
 def build_runtime(container: Container) -> Runtime:
@@ -97,6 +113,7 @@ def build_runtime(container: Container) -> Runtime:
         processes=cast(ProcessRunner, container.processes()),
         approver=cast(Approver, container.approver()),
         images=cast(ImageCodec, container.images()),
+        catalog=cast(ModelCatalog, container.catalog()),
     )
     return Runtime(ports, config.options)
 

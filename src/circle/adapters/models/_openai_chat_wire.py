@@ -1,9 +1,9 @@
 """The Chat Completions wire format, without the SDK: request bodies out, stream chunks in.
 
 :class:`RequestEncoder` writes the JSON body of a request and keeps each message's serialized
-form, so a long conversation costs only its new messages on every round. :class:`SSEDecoder`
-splits the response body into server-sent events and :class:`ChunkTranslator` folds the parsed
-chunks into :data:`~circle.domain.model.ModelEvent` values.
+form, so a long conversation costs only its new messages on every round. :class:`ChunkTranslator`
+folds the parsed stream chunks (split by :class:`~._openai_common.SSEDecoder`) into
+:data:`~circle.domain.model.ModelEvent` values.
 
 Rules for what the wire may carry and is ignored on purpose: choices other than index 0,
 ``logprobs``, ``obfuscation``, ``moderation``, ``reasoning_details`` (the text also comes as
@@ -41,6 +41,8 @@ from circle.domain.model import (
     UsageReported,
 )
 from circle.domain.thinking import reasoning_effort
+
+from ._openai_common import error_text
 
 Wire = dict[str, Any]
 
@@ -157,41 +159,6 @@ class RequestEncoder:
         return "".join(pieces).encode()
 
 
-class SSEDecoder:
-    """Splits a server-sent-events body into ``(event, data)`` pairs; comments are dropped."""
-
-    def __init__(self) -> None:
-        self._buffer = b""
-        self._event: str | None = None
-        self._data: list[str] = []
-
-    def feed(self, chunk: bytes) -> list[tuple[str | None, str]]:
-        *lines, self._buffer = (self._buffer + chunk).split(b"\n")
-        return self._lines(lines)
-
-    def close(self) -> list[tuple[str | None, str]]:
-        """The events still pending when the body ends (a last event without its blank line)."""
-        lines, self._buffer = [self._buffer, b""], b""
-        return self._lines(lines)
-
-    def _lines(self, lines: list[bytes]) -> list[tuple[str | None, str]]:
-        events: list[tuple[str | None, str]] = []
-        for raw in lines:
-            line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
-            if not line:
-                if self._data:
-                    events.append((self._event, "\n".join(self._data)))
-                self._event, self._data = None, []
-                continue
-            name, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if name == "data":
-                self._data.append(value)
-            elif name == "event":
-                self._event = value
-        return events
-
-
 def _usage(raw: Wire) -> Usage:
     details = raw.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, dict) else None
@@ -199,20 +166,6 @@ def _usage(raw: Wire) -> Usage:
     prompt = int(raw.get("prompt_tokens") or 0)
     output = int(raw.get("completion_tokens") or 0)
     return Usage(input=max(prompt - cached, 0), output=output, cache_read=cached)
-
-
-def error_text(error: object) -> str:
-    """The message of an OpenAI-style error object, on one line."""
-    if isinstance(error, dict):
-        message = error.get("message")
-        text = message if isinstance(message, str) and message else _dumps(error)
-        metadata = error.get("metadata")
-        raw = metadata.get("raw") if isinstance(metadata, dict) else None
-        if isinstance(raw, str) and raw:
-            text = f"{text}: {raw}"
-    else:
-        text = str(error)
-    return " ".join(text.split())[:500]
 
 
 class ChunkTranslator:
@@ -316,8 +269,6 @@ class ChunkTranslator:
 __all__ = [
     "ChunkTranslator",
     "RequestEncoder",
-    "SSEDecoder",
-    "error_text",
     "message_to_wire",
     "tools_to_wire",
 ]

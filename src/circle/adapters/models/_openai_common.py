@@ -1,0 +1,228 @@
+"""What the two OpenAI protocol adapters share: the SDK client, the raw streamed body, the errors.
+
+Both adapters let the SDK send the request (auth, headers, timeouts, status errors) and read
+the streamed body themselves: :func:`post_streamed` skips the SDK's per-call transform,
+:class:`SSEDecoder` splits the body into server-sent events, and :func:`translate_error` is
+the one place where SDK and transport exceptions become :mod:`circle.domain.errors`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import html
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, cast
+from urllib.parse import urlsplit
+
+from circle.domain.errors import (
+    ConfigError,
+    ContextOverflowError,
+    ModelConnectionError,
+    ModelError,
+    ModelHTTPError,
+    ProviderProtocolError,
+    RateLimitedError,
+)
+from circle.domain.settings import Endpoint
+
+if TYPE_CHECKING:
+    import httpx2
+    import openai
+
+_NO_KEY = "no-key-needed"
+_MISSING_KEY = "no API key: set CIRCLE_API_KEY or OPENAI_API_KEY (or api_key in credentials.json)"
+_DRAIN_S = 0.1
+_CONTEXT_OVERFLOW = re.compile(
+    r"context.(length|window|size)|maximum context|too many tokens|prompt is too long|reduce the length",
+    re.IGNORECASE,
+)
+
+
+def sdk_client(endpoint: Endpoint, http_client: httpx2.AsyncClient | None) -> openai.AsyncOpenAI:
+    """An SDK client without retries; a local endpoint needs no key, api.openai.com does.
+
+    Raises:
+        ConfigError: no key for api.openai.com, or a base URL the SDK cannot use.
+    """
+    import httpx2
+    import openai
+
+    key = endpoint.api_key
+    if not key:
+        if urlsplit(endpoint.base_url).hostname == "api.openai.com":
+            raise ConfigError(_MISSING_KEY)
+        key = _NO_KEY
+    try:
+        return openai.AsyncOpenAI(
+            base_url=endpoint.base_url,
+            api_key=key,
+            max_retries=0,
+            timeout=endpoint.timeout_s,
+            http_client=http_client,
+        )
+    except (openai.OpenAIError, httpx2.InvalidURL, ValueError) as exc:
+        raise ConfigError(f"cannot use the endpoint {endpoint.base_url!r}: {exc}") from exc
+
+
+async def post_streamed(client: openai.AsyncOpenAI, path: str, body: bytes) -> httpx2.Response:
+    """POST a ready JSON body and return the raw response, its body not yet read."""
+    import httpx2
+
+    return await client.post(
+        path,
+        cast_to=httpx2.Response,
+        content=body,
+        options={"security": {"bearer_auth": True}},
+        stream=True,
+    )
+
+
+def parse_json(data: str | bytes) -> object:
+    """Parsed JSON, or :class:`ProviderProtocolError` naming what came instead."""
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise ProviderProtocolError(f"the endpoint sent data that is not JSON: {data[:200]!r}") from None
+
+
+async def drain(response: httpx2.Response) -> None:
+    """Read what follows the end of an answer for a moment, so the connection can be reused."""
+    import httpx2
+
+    with contextlib.suppress(TimeoutError, httpx2.HTTPError, httpx2.StreamError):
+        async with asyncio.timeout(_DRAIN_S):
+            async for _ in cast(AsyncIterator[bytes], response.stream):
+                pass
+
+
+class SSEDecoder:
+    """Splits a server-sent-events body into ``(event, data)`` pairs; comments are dropped."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self._event: str | None = None
+        self._data: list[str] = []
+
+    def feed(self, chunk: bytes) -> list[tuple[str | None, str]]:
+        *lines, self._buffer = (self._buffer + chunk).split(b"\n")
+        return self._lines(lines)
+
+    def close(self) -> list[tuple[str | None, str]]:
+        """The events still pending when the body ends (a last event without its blank line)."""
+        lines, self._buffer = [self._buffer, b""], b""
+        return self._lines(lines)
+
+    def _lines(self, lines: list[bytes]) -> list[tuple[str | None, str]]:
+        events: list[tuple[str | None, str]] = []
+        for raw in lines:
+            line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+            if not line:
+                if self._data:
+                    events.append((self._event, "\n".join(self._data)))
+                self._event, self._data = None, []
+                continue
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if name == "data":
+                self._data.append(value)
+            elif name == "event":
+                self._event = value
+        return events
+
+
+def error_text(error: object) -> str:
+    """The message of an OpenAI-style error object, on one line."""
+    if isinstance(error, dict):
+        message = error.get("message")
+        text = message if isinstance(message, str) and message else json.dumps(error, separators=(",", ":"))
+        metadata = error.get("metadata")
+        raw = metadata.get("raw") if isinstance(metadata, dict) else None
+        if isinstance(raw, str) and raw:
+            text = f"{text}: {raw}"
+    else:
+        text = str(error)
+    return " ".join(text.split())[:500]
+
+
+def translate_error(exc: Exception, endpoint: Endpoint) -> ModelError:
+    """The Circle error for an SDK or transport exception: the one place they are mapped."""
+    import httpx2
+    import openai
+
+    base_url = endpoint.base_url
+    if isinstance(exc, openai.APIStatusError):
+        return _status_error(exc.status_code, exc.body, exc.response.headers)
+    if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
+        return ModelConnectionError(
+            f"cannot reach {base_url}: no answer within {endpoint.timeout_s:g} s (see CIRCLE_LLM_TIMEOUT)"
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc
+        detail = _one_line(str(cause)) or type(cause).__name__
+        return ModelConnectionError(f"cannot reach {base_url}: {detail}")
+    if isinstance(exc, httpx2.HTTPError | httpx2.StreamError):
+        detail = _one_line(str(exc)) or type(exc).__name__
+        return ModelConnectionError(f"the connection to {base_url} broke mid-answer: {detail}")
+    return ModelError(f"the OpenAI SDK failed: {_one_line(str(exc)) or type(exc).__name__}")
+
+
+def _status_error(status: int, body: object, headers: Mapping[str, str]) -> ModelError:
+    detail = _body_text(body) or "(no details in the answer)"
+    retry_after = _retry_after(headers)
+    if status in (401, 403):
+        return ModelHTTPError(f"the endpoint refused the API key ({status}): {detail}", status=status)
+    if status == 404:
+        return ModelHTTPError(f"model or URL not found (404): {detail}", status=status)
+    if status == 429:
+        wait = f" (retry after {retry_after:g} s)" if retry_after is not None else ""
+        return RateLimitedError(f"rate limited (429){wait}: {detail}", status=status, retry_after=retry_after)
+    code = body.get("code") if isinstance(body, dict) else None
+    if status in (400, 413, 422) and (code == "context_length_exceeded" or _CONTEXT_OVERFLOW.search(detail)):
+        return ContextOverflowError(f"the request is larger than the model's context ({status}): {detail}")
+    return ModelHTTPError(f"the endpoint answered {status}: {detail}", status=status, retry_after=retry_after)
+
+
+def _body_text(body: object) -> str:
+    """One readable line from an error body: the JSON error's message, or an HTML page's text."""
+    if body is None:
+        return ""
+    if not isinstance(body, str):
+        return error_text(body)
+    text = re.sub(r"(?is)<(head|script|style)\b.*?</\1\s*>", " ", body)
+    text = html.unescape(re.sub(r"<[^>]*>", " ", text))
+    return _one_line(text or body)[:200]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
+    with contextlib.suppress(ValueError):
+        if (millis := headers.get("retry-after-ms")) is not None:
+            return max(float(millis) / 1000, 0.0)
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    with contextlib.suppress(ValueError):
+        return max(float(value), 0.0)
+    with contextlib.suppress(TypeError, ValueError, OverflowError):
+        return max(email.utils.parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
+    return None
+
+
+__all__ = [
+    "SSEDecoder",
+    "drain",
+    "error_text",
+    "parse_json",
+    "post_streamed",
+    "sdk_client",
+    "translate_error",
+]

@@ -1,0 +1,106 @@
+"""OpenAIResponsesModel: the OpenAI Responses API (``POST /responses``), for OpenAI and compatibles.
+
+Requests are stateless (``store: false``): the whole conversation goes as input items every
+time, with reasoning items carried back through their encrypted content. As in the Chat
+Completions adapter, the SDK sends the request but not its body, which
+:class:`~._openai_responses_wire.RequestEncoder` writes from cached JSON; the streamed body is
+read as raw server-sent events and folded by :class:`~._openai_responses_wire.EventTranslator`.
+SDK and transport errors become :mod:`circle.domain.errors` in
+:func:`~._openai_common.translate_error` alone, with the same wording for both protocols.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import TYPE_CHECKING
+
+from circle.domain.errors import ConfigError
+from circle.domain.model import ModelEvent, ModelRequest
+from circle.domain.settings import Endpoint
+
+from ._openai_common import SSEDecoder, drain, parse_json, post_streamed, sdk_client, translate_error
+from ._openai_responses_wire import EventTranslator, RequestEncoder
+
+if TYPE_CHECKING:
+    import httpx2
+    import openai
+
+
+class OpenAIResponsesModel:
+    """A :class:`~circle.application.ports.model_client.ModelClient` over the Responses API.
+
+    Args:
+        endpoint: where to send requests, the API key and the timeout.
+        http_client: an httpx2 client to use (its owner closes it); by default the SDK's own.
+    """
+
+    def __init__(self, endpoint: Endpoint, *, http_client: httpx2.AsyncClient | None = None) -> None:
+        self._endpoint = endpoint
+        self._http_client = http_client
+        self._client: openai.AsyncOpenAI | None = None
+        self._encoder = RequestEncoder()
+
+    def _sdk(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            self._client = sdk_client(self._endpoint, self._http_client)
+        return self._client
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        """Send ``request`` and yield its answer as normalized events.
+
+        A stream that ends without its terminal event yields no ``Finished``.
+
+        Raises:
+            ConfigError: no API key for api.openai.com, or no model named.
+            ModelError: the endpoint refused, failed or could not be reached (a subclass says which).
+        """
+        import httpx2
+        import openai
+
+        client = self._sdk()
+        model = request.model or self._endpoint.model
+        if not model:
+            raise ConfigError("no model: set CIRCLE_MODEL or pass --model")
+        body = self._encoder.encode(request, model=model)
+        translator = EventTranslator()
+        try:
+            response = await post_streamed(client, "/responses", body)
+            try:
+                async with contextlib.aclosing(_events(response, translator)) as events:
+                    async for event in events:
+                        yield event
+            finally:
+                await response.aclose()
+        except (openai.OpenAIError, httpx2.HTTPError, httpx2.StreamError) as exc:
+            raise translate_error(exc, self._endpoint) from exc
+
+    async def aclose(self) -> None:
+        """Close the SDK client (a given ``http_client`` stays open for its owner)."""
+        client, self._client = self._client, None
+        if client is not None and self._http_client is None:
+            await client.close()
+
+
+async def _events(response: httpx2.Response, translator: EventTranslator) -> AsyncGenerator[ModelEvent]:
+    """The events of a 200 response: server-sent events, or one JSON response object."""
+    if "json" in response.headers.get("content-type", ""):
+        for event in translator.feed_response(parse_json(await response.aread())):
+            yield event
+        return
+    decoder = SSEDecoder()
+    async for chunk in response.aiter_bytes():
+        for name, data in decoder.feed(chunk):
+            if not data.startswith("[DONE]"):
+                for event in translator.feed(parse_json(data), name=name):
+                    yield event
+            if translator.done:
+                await drain(response)
+                return
+    for name, data in decoder.close():
+        if not data.startswith("[DONE]"):
+            for event in translator.feed(parse_json(data), name=name):
+                yield event
+
+
+__all__ = ["OpenAIResponsesModel"]
