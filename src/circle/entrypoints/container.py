@@ -34,6 +34,7 @@ ADAPTERS: dict[str, str] = {
     "trust.sqlite": "circle.adapters.storage.sqlite_store:SqliteTrustList",
     "model.openai-chat": "circle.adapters.models.openai_chat:OpenAIChatModel",
     "model.openai-responses": "circle.adapters.models.openai_responses:OpenAIResponsesModel",
+    "model.anthropic": "circle.adapters.models.anthropic:AnthropicModel",
     "files.local": "circle.adapters.local.files:LocalFileSystem",
     "search.ripgrep": "circle.adapters.local.search:RipgrepSearch",
     "processes.local": "circle.adapters.local.processes:LocalProcessRunner",
@@ -52,7 +53,7 @@ def make_model(endpoint: Endpoint) -> object:
     name = f"model.{endpoint.protocol}"
     if name not in ADAPTERS:
         raise ConfigError(
-            f"the {endpoint.protocol} protocol is not available in this version: use openai-chat"
+            f"the {endpoint.protocol} protocol is not available in this version"
         )
     return make(name, endpoint)
 

@@ -1,0 +1,366 @@
+"""AnthropicModel: the Anthropic Messages protocol, for Anthropic and compatible servers.
+
+The SDK sends the request (auth, headers, timeouts, status errors) but not its body: the body
+is written by :class:`~._anthropic_wire.RequestEncoder`, which keeps the JSON of messages it
+already wrote. The streamed body is read as raw server-sent events and translated by
+:class:`~._anthropic_wire.StreamTranslator` (an ``error`` event mid-stream is a ``ModelError``;
+a JSON message instead of a stream is the collected answer). SDK and transport errors become
+:mod:`circle.domain.errors` in :func:`_translate` alone.
+
+Signed thinking goes back only to the identity that signed it. Every answer carries a
+``scope`` (a hash of the base URL, the key and the model); thinking of messages with another
+scope is left out of requests, while text, tool calls and results stay. Messages without a
+scope (older or imported) keep their thinking; when the endpoint answers 400 rejecting a
+thinking signature, the request is sent once more without historical thinking, and the
+fingerprints of the rejected payloads are remembered so later requests leave those out too.
+Thinking itself stays enabled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import html
+import json
+import re
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from typing import TYPE_CHECKING, cast
+from urllib.parse import urlsplit
+
+from circle.domain.errors import (
+    ConfigError,
+    ContextOverflowError,
+    ModelConnectionError,
+    ModelError,
+    ModelHTTPError,
+    ProviderProtocolError,
+    RateLimitedError,
+)
+from circle.domain.model import ModelEvent, ModelRequest
+from circle.domain.settings import Endpoint
+
+from ._anthropic_wire import RequestEncoder, StreamTranslator, Wire, thinking_scope
+
+if TYPE_CHECKING:
+    import anthropic
+    import httpx2
+
+_NO_KEY = "no-key-needed"
+_MISSING_KEY = "no API key: set CIRCLE_API_KEY or ANTHROPIC_API_KEY"
+_DRAIN_S = 0.1
+_CONTEXT_OVERFLOW = re.compile(
+    r"prompt is too long|exceed(s|ed)? (the )?context|context (window|length|limit)|too many tokens",
+    re.IGNORECASE,
+)
+_SIGNATURE = re.compile(r"signature", re.IGNORECASE)
+_QUOTED_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)')
+
+
+def api_base_url(base_url: str) -> str:
+    """The base URL the SDK wants: it appends ``/v1/messages`` itself, so a trailing /v1 goes."""
+    url = base_url.rstrip("/")
+    return url.removesuffix("/v1") if url.endswith("/v1") else url
+
+
+class AnthropicModel:
+    """A :class:`~circle.application.ports.model_client.ModelClient` over Anthropic Messages.
+
+    Args:
+        endpoint: where to send requests (with or without a trailing ``/v1``), the API key and
+            the timeout.
+        http_client: an httpx2 client to use (its owner closes it); by default the SDK's own.
+    """
+
+    def __init__(self, endpoint: Endpoint, *, http_client: httpx2.AsyncClient | None = None) -> None:
+        self._endpoint = endpoint
+        self._base_url = api_base_url(endpoint.base_url)
+        self._http_client = http_client
+        self._client: anthropic.AsyncAnthropic | None = None
+        self._encoder = RequestEncoder()
+        self._rejected: set[str] = set()
+
+    def _sdk(self) -> anthropic.AsyncAnthropic:
+        if self._client is not None:
+            return self._client
+        import anthropic
+        import httpx2
+
+        endpoint = self._endpoint
+        key = endpoint.api_key
+        if not key:
+            if urlsplit(self._base_url).hostname == "api.anthropic.com":
+                raise ConfigError(_MISSING_KEY)
+            key = _NO_KEY
+        try:
+            self._client = anthropic.AsyncAnthropic(
+                base_url=self._base_url,
+                api_key=key,
+                max_retries=0,
+                timeout=endpoint.timeout_s,
+                http_client=self._http_client,
+            )
+        except (anthropic.AnthropicError, httpx2.InvalidURL, ValueError) as exc:
+            raise ConfigError(f"cannot use the endpoint {endpoint.base_url!r}: {exc}") from exc
+        return self._client
+
+    def scope(self, model: str) -> str:
+        """The thinking scope of answers from ``model`` at this endpoint with this key."""
+        return thinking_scope(self._base_url, self._endpoint.api_key, model)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        """Send ``request`` and yield its answer as normalized events.
+
+        Raises:
+            ConfigError: no API key for api.anthropic.com, or no model named.
+            ModelError: the endpoint refused, failed or could not be reached (a subclass says which).
+        """
+        import anthropic
+        import httpx2
+
+        client = self._sdk()
+        model = request.model or self._endpoint.model
+        if not model:
+            raise ConfigError("no model: set CIRCLE_MODEL or pass --model")
+        scope = self.scope(model)
+        translator = StreamTranslator(scope=scope)
+        try:
+            response = await self._send(client, request, model=model, scope=scope)
+            try:
+                async with contextlib.aclosing(_events(response, translator)) as events:
+                    async for event in events:
+                        yield event
+            finally:
+                await response.aclose()
+        except (anthropic.AnthropicError, httpx2.HTTPError, httpx2.StreamError) as exc:
+            raise _translate(exc, self._endpoint) from exc
+
+    async def _send(
+        self, client: anthropic.AsyncAnthropic, request: ModelRequest, *, model: str, scope: str
+    ) -> httpx2.Response:
+        """Post the request; once more without the historical thinking the endpoint rejects."""
+        import anthropic
+
+        body, sent = self._encoder.encode(request, model=model, scope=scope, forget=self._rejected)
+        try:
+            return await _post(client, body)
+        except anthropic.BadRequestError as exc:
+            if not sent or not _rejects_signature(exc.body):
+                raise
+        self._rejected.update(sent)
+        body, _ = self._encoder.encode(request, model=model, scope=scope, forget=self._rejected)
+        return await _post(client, body)
+
+    async def aclose(self) -> None:
+        """Close the SDK client (a given ``http_client`` stays open for its owner)."""
+        client, self._client = self._client, None
+        if client is not None and self._http_client is None:
+            await client.close()
+
+
+async def _post(client: anthropic.AsyncAnthropic, body: bytes) -> httpx2.Response:
+    import httpx2
+
+    return await client.post("/v1/messages", cast_to=httpx2.Response, content=body, stream=True)
+
+
+def _rejects_signature(body: object) -> bool:
+    """Whether a 400 body says a thinking block's signature did not verify."""
+    text = error_text(body)
+    return bool(_SIGNATURE.search(text)) and "thinking" in text.lower()
+
+
+async def _events(response: httpx2.Response, translator: StreamTranslator) -> AsyncGenerator[ModelEvent]:
+    """The events of a 200 response: server-sent events, or one JSON message."""
+    if "json" in response.headers.get("content-type", ""):
+        for kind, message in _message_events(_parse(await response.aread())):
+            for event in _feed(translator, message, event=kind):
+                yield event
+        return
+    decoder = _SSEDecoder()
+    async for chunk in response.aiter_bytes():
+        for name, text in decoder.feed(chunk):
+            for event in _feed(translator, _parse(text), event=name):
+                yield event
+            if translator.done:
+                await _drain(response)
+                return
+    for name, text in decoder.close():
+        for event in _feed(translator, _parse(text), event=name):
+            yield event
+
+
+def _feed(translator: StreamTranslator, data: object, *, event: str | None) -> list[ModelEvent]:
+    """The events of one stream event; an ``error`` event raises ``ModelError``."""
+    if not isinstance(data, dict):
+        raise ProviderProtocolError(f"the endpoint sent an event that is not an object: {data!r:.200}")
+    if data.get("type") == "error" or event == "error":
+        text = error_text(data)
+        if error_type(data) == "overloaded_error":
+            raise ModelError(f"the endpoint is overloaded and stopped mid-answer: {text}")
+        raise ModelError(f"the endpoint failed mid-answer: {text}")
+    return translator.feed(data)
+
+
+def _message_events(message: object) -> list[tuple[str, Wire]]:
+    """A whole (non-streamed) Messages answer as the stream events that would have carried it."""
+    if not isinstance(message, dict):
+        raise ProviderProtocolError(f"the endpoint sent an answer that is not an object: {message!r:.200}")
+    if message.get("type") == "error":
+        return [("error", message)]
+    head = {k: v for k, v in message.items() if k not in ("content", "stop_reason")}
+    events: list[tuple[str, Wire]] = [("message_start", {"type": "message_start", "message": head})]
+    for index, block in enumerate(message.get("content") or ()):
+        events.append(
+            ("content_block_start", {"type": "content_block_start", "index": index, "content_block": block})
+        )
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    delta = {"type": "message_delta", "delta": {"stop_reason": message.get("stop_reason")}}
+    return [*events, ("message_delta", delta), ("message_stop", {"type": "message_stop"})]
+
+
+class _SSEDecoder:
+    """Splits a server-sent-events body into ``(event, data)`` pairs; comments are dropped."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self._event: str | None = None
+        self._data: list[str] = []
+
+    def feed(self, chunk: bytes) -> list[tuple[str | None, str]]:
+        *lines, self._buffer = (self._buffer + chunk).split(b"\n")
+        return self._lines(lines)
+
+    def close(self) -> list[tuple[str | None, str]]:
+        """The events still pending when the body ends (a last event without its blank line)."""
+        lines, self._buffer = [self._buffer, b""], b""
+        return self._lines(lines)
+
+    def _lines(self, lines: list[bytes]) -> list[tuple[str | None, str]]:
+        events: list[tuple[str | None, str]] = []
+        for raw in lines:
+            line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+            if not line:
+                if self._data:
+                    events.append((self._event, "\n".join(self._data)))
+                self._event, self._data = None, []
+                continue
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if name == "data":
+                self._data.append(value)
+            elif name == "event":
+                self._event = value.strip()
+        return events
+
+
+def _parse(data: str | bytes) -> object:
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise ProviderProtocolError(f"the endpoint sent data that is not JSON: {data[:200]!r}") from None
+
+
+async def _drain(response: httpx2.Response) -> None:
+    """Read what follows ``message_stop`` for a moment, so the connection can be reused."""
+    import httpx2
+
+    with contextlib.suppress(TimeoutError, httpx2.HTTPError, httpx2.StreamError):
+        async with asyncio.timeout(_DRAIN_S):
+            async for _ in cast(AsyncIterator[bytes], response.stream):
+                pass
+
+
+def _translate(exc: Exception, endpoint: Endpoint) -> ModelError:
+    """The Circle error for an SDK or transport exception: the one place they are mapped."""
+    import anthropic
+    import httpx2
+
+    base_url = endpoint.base_url
+    if isinstance(exc, anthropic.APIStatusError):
+        return _status_error(exc.status_code, exc.body, exc.response.headers)
+    if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
+        return ModelConnectionError(
+            f"cannot reach {base_url}: no answer within {endpoint.timeout_s:g} s (see CIRCLE_LLM_TIMEOUT)"
+        )
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__ or exc
+        detail = _one_line(str(cause)) or type(cause).__name__
+        return ModelConnectionError(f"cannot reach {base_url}: {detail}")
+    if isinstance(exc, httpx2.HTTPError | httpx2.StreamError):
+        detail = _one_line(str(exc)) or type(exc).__name__
+        return ModelConnectionError(f"the connection to {base_url} broke mid-answer: {detail}")
+    return ModelError(f"the Anthropic SDK failed: {_one_line(str(exc)) or type(exc).__name__}")
+
+
+def _status_error(status: int, body: object, headers: Mapping[str, str]) -> ModelError:
+    detail = _body_text(body) or "(no details in the answer)"
+    retry_after = _retry_after(headers)
+    if status in (401, 403):
+        return ModelHTTPError(f"the endpoint refused the API key ({status}): {detail}", status=status)
+    if status == 404:
+        return ModelHTTPError(f"model or URL not found (404): {detail}", status=status)
+    if status == 429:
+        wait = f" (retry after {retry_after:g} s)" if retry_after is not None else ""
+        return RateLimitedError(f"rate limited (429){wait}: {detail}", status=status, retry_after=retry_after)
+    if status == 529 or error_type(body) == "overloaded_error":
+        return ModelHTTPError(
+            f"the endpoint is overloaded ({status}): {detail}", status=status, retry_after=retry_after
+        )
+    if status in (400, 413) and _CONTEXT_OVERFLOW.search(detail):
+        return ContextOverflowError(f"the request is larger than the model's context ({status}): {detail}")
+    return ModelHTTPError(f"the endpoint answered {status}: {detail}", status=status, retry_after=retry_after)
+
+
+def _body_text(body: object) -> str:
+    """One readable line from an error body: the JSON error's message, or an HTML page's text."""
+    if body is None:
+        return ""
+    if not isinstance(body, str):
+        return error_text(body)
+    if quoted := _QUOTED_MESSAGE.search(body):  # JSON cut short: its message is still readable
+        with contextlib.suppress(ValueError):
+            return _one_line(json.loads(f'"{quoted.group(1)}"'))[:500]
+    text = re.sub(r"(?is)<(head|script|style)\b.*?</\1\s*>", " ", body)
+    text = html.unescape(re.sub(r"<[^>]*>", " ", text))
+    return _one_line(text or body)[:200]
+
+
+def error_text(body: object) -> str:
+    """The message of an Anthropic error body (``{"type": "error", "error": {...}}``), on one line."""
+    error = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(error, dict):
+        message = error.get("message")
+        text = message if isinstance(message, str) and message else json.dumps(error)
+    else:
+        text = str(error)
+    return " ".join(text.split())[:500]
+
+
+def error_type(body: object) -> str | None:
+    error = body.get("error") if isinstance(body, dict) else None
+    kind = error.get("type") if isinstance(error, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
+    with contextlib.suppress(ValueError):
+        if (millis := headers.get("retry-after-ms")) is not None:
+            return max(float(millis) / 1000, 0.0)
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    with contextlib.suppress(ValueError):
+        return max(float(value), 0.0)
+    with contextlib.suppress(TypeError, ValueError, OverflowError):
+        return max(email.utils.parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
+    return None
+
+
+__all__ = ["AnthropicModel", "api_base_url"]
