@@ -64,3 +64,19 @@ def test_redacted_thinking_stays_its_own_part() -> None:
     asm.add(ThinkingDelta(redacted="opaque"))
     asm.add(Finished(stop_reason=StopReason.END))
     assert asm.message().parts == (ThinkingPart(text="a"), ThinkingPart(redacted="opaque"))
+
+
+def test_a_signed_thinking_block_is_closed_and_the_next_starts_a_new_part() -> None:
+    asm = AnswerAssembler()
+    for event in [
+        ThinkingDelta(text="one"),
+        ThinkingDelta(signature="s1"),
+        ThinkingDelta(text="two"),
+        ThinkingDelta(signature="s2"),
+        Finished(stop_reason=StopReason.END),
+    ]:
+        asm.add(event)
+    assert asm.message().parts == (
+        ThinkingPart(text="one", signature="s1"),
+        ThinkingPart(text="two", signature="s2"),
+    )

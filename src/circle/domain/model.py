@@ -139,7 +139,8 @@ class AnswerAssembler:
         same_item = event.provider_id is None or (
             isinstance(last, ThinkingPart) and last.provider_id == event.provider_id
         )
-        if isinstance(last, ThinkingPart) and last.redacted is None and event.redacted is None and same_item:
+        open_part = isinstance(last, ThinkingPart) and last.redacted is None and last.signature is None
+        if open_part and isinstance(last, ThinkingPart) and event.redacted is None and same_item:
             self._parts[-1] = ThinkingPart(
                 text=last.text + event.text,
                 signature=event.signature or last.signature,
