@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import itertools
 import os
+import re
 import sqlite3
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
+from circle.adapters.storage import _sql
+from circle.adapters.storage._database import SCHEMA_VERSION, open_connection
+from circle.adapters.storage._sql import Table
 from circle.adapters.storage.sqlite_store import SqliteSessionStore, SqliteTrustList
 from circle.domain.checkpoints import MAIN_BRANCH, Checkpoint, check_tree
 from circle.domain.errors import StorageError
@@ -29,6 +35,34 @@ async def main() -> None:
     for i in range(1_000_000):
         checkpoint = await store.append(sys.argv[2], Message.user(f"message {i}"))
         print(checkpoint.id, flush=True)
+
+asyncio.run(main())
+"""
+
+EVERY_CALL = """
+import asyncio, sys
+from pathlib import Path
+from circle.adapters.storage.sqlite_store import SqliteSessionStore, SqliteTrustList
+from circle.domain.messages import Message
+
+async def main() -> None:
+    path, folder = Path(sys.argv[1]), sys.argv[2]
+    store = SqliteSessionStore(path)
+    if await store.get_session("s1") is None:
+        await store.create_session(workspace="/w", session_id="s1")
+    first = await store.append("s1", Message.user("hi"))
+    await store.create_branch("s1", "b" + first.id, head_id=first.id)
+    await store.add_label(first.id, "start")
+    await store.set_title("s1", "t")
+    assert (await store.history("s1"))[-1] == first
+    assert await store.list_sessions(workspace="/w") and await store.list_sessions()
+    assert await store.branches("s1") and await store.labels("s1") and await store.checkpoints("s1")
+    await store.aclose()
+    trust = SqliteTrustList(path)
+    await trust.trust(folder)
+    assert await trust.is_trusted(folder)
+    await trust.aclose()
+    print(sorted(name for name in ("sqlalchemy", "sqlmodel") if name in sys.modules))
 
 asyncio.run(main())
 """
@@ -299,3 +333,142 @@ async def test_ten_thousand_messages_load_in_order(tmp_path: Path) -> None:
     info = await store.get_session("s1")
     assert info is not None and info.message_count == count
     await store.aclose()
+
+
+async def test_one_store_shared_by_threads_makes_one_chain(tmp_path: Path) -> None:
+    store = await make_session(tmp_path / "circle.sqlite")
+
+    def write(tag: str) -> None:
+        async def go() -> None:
+            for i in range(40):
+                await store.append("s1", Message.user(f"{tag} {i}"))
+
+        asyncio.run(go())
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for future in [pool.submit(write, tag) for tag in ("a", "b")]:
+            future.result()
+
+    history = await store.history("s1")
+    assert [cp.seq for cp in history] == list(range(1, 81))
+    await assert_sound(store, "s1")
+    await store.aclose()
+
+
+async def test_a_store_left_at_version_0_keeps_its_rows_and_is_brought_up_to_date(tmp_path: Path) -> None:
+    path = tmp_path / "circle.sqlite"
+    store = await make_session(path)
+    appended = await store.append("s1", Message.user("kept"))
+    await store.aclose()
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA user_version = 0")
+
+    reopened = SqliteSessionStore(path)
+
+    assert await reopened.history("s1") == [appended]
+    await reopened.aclose()
+    with closing(sqlite3.connect(path)) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 1
+
+
+def _loaded_by_a_fresh_process(path: Path, folder: Path) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", EVERY_CALL, str(path), str(folder)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = ast.literal_eval(done.stdout.strip())
+    assert isinstance(loaded, list)
+    return [str(name) for name in loaded]
+
+
+def test_only_creating_the_file_loads_sqlmodel(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "circle.sqlite"
+
+    assert _loaded_by_a_fresh_process(path, tmp_path) == ["sqlalchemy", "sqlmodel"]  # made it
+    assert _loaded_by_a_fresh_process(path, tmp_path) == []  # every call, on plain sqlite3
+
+
+def _make_with_sqlmodel(path: Path) -> None:
+    """The schema exactly as ``SQLModel.metadata.create_all`` makes it, apart from the store's code."""
+    from sqlalchemy import create_engine
+
+    from circle.adapters.storage._schema import METADATA
+
+    engine = create_engine(f"sqlite:///{path}")
+    METADATA.create_all(engine)
+    engine.dispose()
+
+
+def _layout(path: Path) -> tuple[dict[str, Table], dict[str, tuple[str, tuple[str, ...], bool]]]:
+    """Tables (columns in order, primary key) and CREATE INDEX indexes, read back from SQLite."""
+    tables: dict[str, Table] = {}
+    indexes: dict[str, tuple[str, tuple[str, ...], bool]] = {}
+    with closing(sqlite3.connect(path)) as connection:
+        names = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for name in names:
+            info = connection.execute(f"PRAGMA table_info({name})").fetchall()  # cid name type notnull _ pk
+            key = tuple(row[1] for row in sorted((row for row in info if row[5]), key=lambda row: row[5]))
+            tables[name] = Table(tuple(row[1] for row in info), key=key)
+            for _, index, unique, origin, _ in connection.execute(f"PRAGMA index_list({name})"):
+                if origin == "c":  # a CREATE INDEX, not the one behind a key
+                    columns = tuple(row[2] for row in connection.execute(f"PRAGMA index_info({index})"))
+                    indexes[index] = (name, columns, bool(unique))
+    return tables, indexes
+
+
+def _schema_sql(path: Path) -> list[tuple[str, str, str | None]]:
+    with closing(sqlite3.connect(path)) as connection:
+        return connection.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
+
+
+def test_the_hand_written_sql_expects_the_tables_sqlmodel_makes(tmp_path: Path) -> None:
+    _make_with_sqlmodel(tmp_path / "sqlmodel.sqlite")
+
+    tables, indexes = _layout(tmp_path / "sqlmodel.sqlite")
+
+    assert tables == _sql.TABLES
+    assert indexes == _sql.INDEXES
+
+
+async def test_a_new_store_has_exactly_the_sqlmodel_schema(tmp_path: Path) -> None:
+    _make_with_sqlmodel(tmp_path / "sqlmodel.sqlite")
+    store = await make_session(tmp_path / "circle.sqlite")
+    await store.aclose()
+
+    assert _schema_sql(tmp_path / "circle.sqlite") == _schema_sql(tmp_path / "sqlmodel.sqlite")
+
+
+def _plans(path: Path) -> dict[str, list[str]]:
+    """Every hand-written statement compiled against the file, as its query plan."""
+    plans: dict[str, list[str]] = {}
+    with closing(sqlite3.connect(path)) as connection:
+        for name, statement in _sql.STATEMENTS.items():
+            parameters = dict.fromkeys(re.findall(r":(\w+)", statement))
+            connection.execute(f"EXPLAIN {statement}", parameters)  # raises for a missing table or column
+            plan = connection.execute(f"EXPLAIN QUERY PLAN {statement}", parameters).fetchall()
+            plans[name] = [row[3] for row in plan]
+    return plans
+
+
+def test_every_statement_compiles_against_the_sqlmodel_schema_and_scans_no_checkpoints(
+    tmp_path: Path,
+) -> None:
+    _make_with_sqlmodel(tmp_path / "sqlmodel.sqlite")
+
+    plans = _plans(tmp_path / "sqlmodel.sqlite")
+
+    assert len(plans) >= 20
+    scans = {name: [line for line in plan if line.startswith("SCAN")] for name, plan in plans.items()}
+    assert [name for name, lines in scans.items() if lines] == ["LIST_SESSIONS"]
+    assert all(line.split()[-1] == "s" for line in scans["LIST_SESSIONS"])  # sessions, never checkpoints
+    assert not any(re.search(r"UPDATE checkpoints|DELETE", s) for s in _sql.STATEMENTS.values())
+
+
+def test_a_connection_has_the_store_pragmas(tmp_path: Path) -> None:
+    with closing(open_connection(tmp_path / "circle.sqlite")) as connection:
+        settings = [
+            connection.execute(f"PRAGMA {name}").fetchone()[0]
+            for name in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout", "user_version")
+        ]
+
+    assert settings == ["wal", 1, 1, 5000, SCHEMA_VERSION]  # synchronous 1 is NORMAL

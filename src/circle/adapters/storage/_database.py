@@ -60,7 +60,7 @@ def _upgrade(connection: sqlite3.Connection, path: Path) -> None:
     try:
         version = _user_version(connection, path)
         if version < SCHEMA_VERSION:
-            from ._schema import migrate  # noqa: PLC0415 - sqlmodel loads only here
+            from ._schema import migrate  # sqlmodel loads here, and only here
 
             migrate(connection, version)
         connection.execute("COMMIT")
@@ -150,4 +150,12 @@ class Database:
                 self._connection = None
 
 
-__all__ = ["MEMORY", "PRAGMAS", "SCHEMA_VERSION", "Database", "open_connection", "storage_error", "translated"]
+__all__ = [
+    "MEMORY",
+    "PRAGMAS",
+    "SCHEMA_VERSION",
+    "Database",
+    "open_connection",
+    "storage_error",
+    "translated",
+]

@@ -1,29 +1,31 @@
-"""SessionStore and TrustList on SQLite (sqlmodel), in WAL mode so several processes share the file.
+"""SessionStore and TrustList on SQLite, in WAL mode so several processes share the file.
 
 Each ``append`` is one ``BEGIN IMMEDIATE`` transaction (insert the checkpoint, move the branch
 head, bump the session), committed before it returns. Checkpoint rows are only ever inserted.
 The file, its folder and the tables are made on first use; nothing happens at import or in
 ``__init__``. The SQL is fast and local, so the ``async`` methods run it inline.
+
+The schema is defined with sqlmodel (:mod:`._schema`), but this path runs hand-written statements
+(:mod:`._sql`) on the stdlib ``sqlite3``: sqlmodel is imported only to create or migrate a file.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from uuid import uuid4
 
 from pydantic import ValidationError
-from sqlalchemy import ColumnElement, Connection, func, insert, select, update
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlmodel import col
 
 from circle.application.ports.session_store import SessionInfo
 from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label, path_to
 from circle.domain.errors import StorageError
 from circle.domain.messages import Message
 
-from ._schema import BranchRow, CheckpointRow, Database, LabelRow, SessionRow, TrustedFolderRow, hot_sql
+from . import _sql as sql
+from ._database import Database
 
 Clock = Callable[[], float]
 _CheckpointTuple = tuple[str, str | None, int, str, float]  # id, parent_id, seq, message_json, created_at
@@ -67,32 +69,33 @@ class _LazyCheckpoints(Mapping[str, Checkpoint]):
         return len(self._rows)
 
 
-def _checkpoint_rows(connection: Connection, session_id: str, *, ordered: bool) -> list[_CheckpointTuple]:
-    """The session's checkpoint rows as plain tuples (no ORM objects: 10,000 of them load fast)."""
-    statement = hot_sql().checkpoint_rows
-    if ordered:
-        statement = statement.order_by(col(CheckpointRow.seq))
-    return list(connection.execute(statement, {"session_id": session_id}))
+def _found(connection: sqlite3.Connection, statement: str, **params: str) -> bool:
+    return connection.execute(statement, params).fetchone() is not None
 
 
-def _has_session(connection: Connection, session_id: str) -> bool:
-    statement = select(col(SessionRow.id)).where(col(SessionRow.id) == session_id)
-    return connection.execute(statement).first() is not None
-
-
-def _require_session(connection: Connection, session_id: str) -> None:
-    if not _has_session(connection, session_id):
+def _require_session(connection: sqlite3.Connection, session_id: str) -> None:
+    if not _found(connection, sql.SESSION_EXISTS, session_id=session_id):
         raise StorageError(f"no session {session_id}")
 
 
-def _head(connection: Connection, session_id: str, branch: str) -> tuple[bool, str | None]:
+def _head(connection: sqlite3.Connection, session_id: str, branch: str) -> tuple[bool, str | None]:
     """Whether the branch exists, and its head."""
-    row = connection.execute(
-        select(col(BranchRow.head_id)).where(
-            col(BranchRow.session_id) == session_id, col(BranchRow.name) == branch
-        )
-    ).first()
+    row = connection.execute(sql.BRANCH_HEAD, {"session_id": session_id, "name": branch}).fetchone()
     return (False, None) if row is None else (True, row[0])
+
+
+def _session_infos(rows: list[tuple[str, str, str | None, float, float, int]]) -> list[SessionInfo]:
+    return [
+        SessionInfo(
+            id=session_id,
+            workspace=workspace,
+            title=title,
+            created_at=created_at,
+            updated_at=updated_at,
+            message_count=int(message_count),
+        )
+        for session_id, workspace, title, created_at, updated_at, message_count in rows
+    ]
 
 
 class SqliteSessionStore:
@@ -114,64 +117,37 @@ class SqliteSessionStore:
         session_id = session_id or uuid4().hex
         now = self._clock()
         with self._db.writing() as connection:
-            if _has_session(connection, session_id):
+            if _found(connection, sql.SESSION_EXISTS, session_id=session_id):
                 raise StorageError(f"session {session_id} already exists")
             connection.execute(
-                insert(SessionRow).values(
-                    id=session_id, workspace=workspace, title=title, created_at=now, updated_at=now
-                )
+                sql.INSERT_SESSION,
+                {
+                    "id": session_id,
+                    "workspace": workspace,
+                    "title": title,
+                    "created_at": now,
+                    "updated_at": now,
+                },
             )
-            connection.commit()
         return SessionInfo(id=session_id, workspace=workspace, title=title, created_at=now, updated_at=now)
 
     async def get_session(self, session_id: str) -> SessionInfo | None:
-        found = self._sessions(col(SessionRow.id) == session_id, limit=1)
+        with self._db.reading() as connection:
+            rows = connection.execute(sql.GET_SESSION, {"session_id": session_id}).fetchall()
+        found = _session_infos(rows)
         return found[0] if found else None
 
     async def list_sessions(self, *, workspace: str | None = None, limit: int = 50) -> list[SessionInfo]:
         """Sessions, the most recently updated first, with their message counts."""
-        if workspace is None:
-            return self._sessions(None, limit=limit)
-        return self._sessions(col(SessionRow.workspace) == workspace, limit=limit)
-
-    def _sessions(self, where: ColumnElement[bool] | None, *, limit: int) -> list[SessionInfo]:
-        count = (
-            select(func.count())
-            .select_from(CheckpointRow)
-            .where(col(CheckpointRow.session_id) == col(SessionRow.id))
-            .scalar_subquery()
-        )  # counted for the listed sessions only, on the (session_id, seq) index
-        statement = (
-            select(
-                col(SessionRow.id),
-                col(SessionRow.workspace),
-                col(SessionRow.title),
-                col(SessionRow.created_at),
-                col(SessionRow.updated_at),
-                count,
-            )
-            .order_by(
-                col(SessionRow.updated_at).desc(),
-                col(SessionRow.created_at).desc(),
-                col(SessionRow.id).desc(),
-            )
-            .limit(limit)
-        )
-        if where is not None:
-            statement = statement.where(where)
         with self._db.reading() as connection:
-            rows = connection.execute(statement).all()
-        return [
-            SessionInfo(
-                id=session_id,
-                workspace=workspace,
-                title=title,
-                created_at=created_at,
-                updated_at=updated_at,
-                message_count=int(message_count),
-            )
-            for session_id, workspace, title, created_at, updated_at, message_count in rows
-        ]
+            if workspace is None:
+                cursor = connection.execute(sql.LIST_SESSIONS, {"limit": limit})
+            else:
+                cursor = connection.execute(
+                    sql.LIST_WORKSPACE_SESSIONS, {"workspace": workspace, "limit": limit}
+                )
+            rows = cursor.fetchall()
+        return _session_infos(rows)
 
     async def append(self, session_id: str, message: Message, *, branch: str = MAIN_BRANCH) -> Checkpoint:
         """Store ``message`` as the child of the branch's head and move the head to it.
@@ -179,32 +155,33 @@ class SqliteSessionStore:
         A branch that does not exist yet is created, and the message becomes a new root.
         Raises StorageError for an unknown session.
         """
-        sql = hot_sql()
         checkpoint_id = uuid4().hex
         now = self._clock()
+        message_json = message.model_dump_json()
         with self._db.writing() as connection:
-            state = connection.execute(sql.append_state, {"session_id": session_id, "branch": branch}).first()
+            state = connection.execute(
+                sql.APPEND_STATE, {"session_id": session_id, "branch": branch}
+            ).fetchone()
             if state is None:
                 raise StorageError(f"no session {session_id}")
             parent_id: str | None = state[1]
             seq = int(state[2] or 0) + 1
             connection.execute(
-                sql.insert_checkpoint,
+                sql.INSERT_CHECKPOINT,
                 {
                     "id": checkpoint_id,
                     "session_id": session_id,
                     "parent_id": parent_id,
                     "seq": seq,
                     "role": message.role,
-                    "message_json": message.model_dump_json(),
+                    "message_json": message_json,
                     "created_at": now,
                 },
             )
             connection.execute(
-                sql.move_head, {"session_id": session_id, "name": branch, "head_id": checkpoint_id}
+                sql.MOVE_HEAD, {"session_id": session_id, "name": branch, "head_id": checkpoint_id}
             )
-            connection.execute(sql.touch_session, {"session_id": session_id, "now": now})
-            connection.commit()
+            connection.execute(sql.TOUCH_SESSION, {"session_id": session_id, "now": now})
         return Checkpoint(
             id=checkpoint_id,
             session_id=session_id,
@@ -221,7 +198,7 @@ class SqliteSessionStore:
             _, head_id = _head(connection, session_id, branch)
             if head_id is None:
                 return []
-            rows = _checkpoint_rows(connection, session_id, ordered=False)
+            rows = connection.execute(sql.CHECKPOINT_ROWS, {"session_id": session_id}).fetchall()
         try:
             return path_to(_LazyCheckpoints(session_id, rows), head_id)
         except ValueError as error:
@@ -231,18 +208,14 @@ class SqliteSessionStore:
         """Every checkpoint of the session, on all branches, in ``seq`` order."""
         with self._db.reading() as connection:
             _require_session(connection, session_id)
-            rows = _checkpoint_rows(connection, session_id, ordered=True)
+            rows = connection.execute(sql.CHECKPOINT_ROWS_IN_ORDER, {"session_id": session_id}).fetchall()
         return [_to_checkpoint(session_id, row) for row in rows]
 
     async def branches(self, session_id: str) -> list[Branch]:
         """The session's branches by name."""
         with self._db.reading() as connection:
             _require_session(connection, session_id)
-            rows = connection.execute(
-                select(col(BranchRow.name), col(BranchRow.head_id))
-                .where(col(BranchRow.session_id) == session_id)
-                .order_by(col(BranchRow.name))
-            ).all()
+            rows = connection.execute(sql.BRANCHES, {"session_id": session_id}).fetchall()
         return [Branch(session_id=session_id, name=name, head_id=head_id) for name, head_id in rows]
 
     async def create_branch(self, session_id: str, name: str, *, head_id: str | None) -> Branch:
@@ -254,53 +227,38 @@ class SqliteSessionStore:
             _require_session(connection, session_id)
             if _head(connection, session_id, name)[0]:
                 raise StorageError(f"branch {name!r} of session {session_id} already exists")
-            if head_id is not None and not _has_checkpoint(connection, head_id, session_id=session_id):
+            if head_id is not None and not _found(
+                connection, sql.CHECKPOINT_IN_SESSION, checkpoint_id=head_id, session_id=session_id
+            ):
                 raise StorageError(f"no checkpoint {head_id} in session {session_id}")
-            connection.execute(insert(BranchRow).values(session_id=session_id, name=name, head_id=head_id))
-            connection.commit()
+            connection.execute(
+                sql.INSERT_BRANCH, {"session_id": session_id, "name": name, "head_id": head_id}
+            )
         return Branch(session_id=session_id, name=name, head_id=head_id)
 
     async def add_label(self, checkpoint_id: str, text: str) -> Label:
         """Name a checkpoint for people (again is a no-op). Raises StorageError for an unknown one."""
         with self._db.writing() as connection:
-            if not _has_checkpoint(connection, checkpoint_id):
+            if not _found(connection, sql.CHECKPOINT_EXISTS, checkpoint_id=checkpoint_id):
                 raise StorageError(f"no checkpoint {checkpoint_id}")
-            connection.execute(
-                sqlite_insert(LabelRow)
-                .values(checkpoint_id=checkpoint_id, text=text)
-                .on_conflict_do_nothing()
-            )
-            connection.commit()
+            connection.execute(sql.ADD_LABEL, {"checkpoint_id": checkpoint_id, "text": text})
         return Label(checkpoint_id=checkpoint_id, text=text)
 
     async def labels(self, session_id: str) -> list[Label]:
         """The labels of the session's checkpoints, in checkpoint order, then by text."""
         with self._db.reading() as connection:
             _require_session(connection, session_id)
-            rows = connection.execute(
-                select(col(LabelRow.checkpoint_id), col(LabelRow.text))
-                .join(CheckpointRow, col(CheckpointRow.id) == col(LabelRow.checkpoint_id))
-                .where(col(CheckpointRow.session_id) == session_id)
-                .order_by(col(CheckpointRow.seq), col(LabelRow.text))
-            ).all()
+            rows = connection.execute(sql.LABELS, {"session_id": session_id}).fetchall()
         return [Label(checkpoint_id=checkpoint_id, text=text) for checkpoint_id, text in rows]
 
     async def set_title(self, session_id: str, title: str) -> None:
         with self._db.writing() as connection:
             _require_session(connection, session_id)
-            connection.execute(update(SessionRow).where(col(SessionRow.id) == session_id).values(title=title))
-            connection.commit()
+            connection.execute(sql.SET_TITLE, {"session_id": session_id, "title": title})
 
     async def aclose(self) -> None:
-        """Close the engine; later calls raise StorageError."""
+        """Close the connection; later calls raise StorageError."""
         self._db.close()
-
-
-def _has_checkpoint(connection: Connection, checkpoint_id: str, *, session_id: str | None = None) -> bool:
-    statement = select(col(CheckpointRow.id)).where(col(CheckpointRow.id) == checkpoint_id)
-    if session_id is not None:
-        statement = statement.where(col(CheckpointRow.session_id) == session_id)
-    return connection.execute(statement).first() is not None
 
 
 def _trust_key(folder: str) -> Path:
@@ -323,26 +281,19 @@ class SqliteTrustList:
     async def trust(self, folder: str) -> None:
         """Trust the folder (resolved) and everything below it."""
         key = str(_trust_key(folder))
+        now = self._clock()
         with self._db.writing() as connection:
-            connection.execute(
-                sqlite_insert(TrustedFolderRow)
-                .values(path=key, trusted_at=self._clock())
-                .on_conflict_do_nothing()
-            )
-            connection.commit()
+            connection.execute(sql.TRUST, {"path": key, "now": now})
 
     async def is_trusted(self, folder: str) -> bool:
         """True when the folder or one of the folders above it was trusted."""
         resolved = _trust_key(folder)
         candidates = [str(resolved), *(str(parent) for parent in resolved.parents)]
         with self._db.reading() as connection:
-            found = connection.execute(
-                select(col(TrustedFolderRow.path)).where(col(TrustedFolderRow.path).in_(candidates)).limit(1)
-            ).first()
-        return found is not None
+            return any(_found(connection, sql.IS_TRUSTED, path=candidate) for candidate in candidates)
 
     async def aclose(self) -> None:
-        """Close the engine; later calls raise StorageError."""
+        """Close the connection; later calls raise StorageError."""
         self._db.close()
 
 

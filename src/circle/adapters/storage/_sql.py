@@ -1,0 +1,133 @@
+"""The store's statements, written by hand for the stdlib ``sqlite3`` (named ``:parameters``).
+
+They rely on the tables, columns, keys and indexes in :data:`TABLES` and :data:`INDEXES`, which
+the SQLModel classes in :mod:`._schema` define; ``tests/contract/test_sqlite_store.py`` checks
+that the two agree and that every statement here compiles against the SQLModel-made schema.
+Checkpoints are only ever inserted: no statement here updates or deletes one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table as the statements use it: its columns in order, and its primary key."""
+
+    columns: tuple[str, ...]
+    key: tuple[str, ...]
+
+
+TABLES = {
+    "sessions": Table(("id", "workspace", "title", "created_at", "updated_at"), key=("id",)),
+    "checkpoints": Table(
+        ("id", "session_id", "parent_id", "seq", "role", "message_json", "created_at"), key=("id",)
+    ),
+    "branches": Table(("session_id", "name", "head_id"), key=("session_id", "name")),
+    "labels": Table(("checkpoint_id", "text"), key=("checkpoint_id", "text")),
+    "trusted_folders": Table(("path", "trusted_at"), key=("path",)),
+}
+"""Every table, by name."""
+
+INDEXES = {
+    "ix_sessions_workspace_updated": ("sessions", ("workspace", "updated_at"), False),
+    "ix_checkpoints_session_seq": ("checkpoints", ("session_id", "seq"), True),
+}
+"""Index name: (table, columns, unique). The checkpoint one makes counts, seqs and loads cheap."""
+
+# sessions
+
+SESSION_EXISTS = "SELECT 1 FROM sessions WHERE id = :session_id"
+INSERT_SESSION = (
+    "INSERT INTO sessions (id, workspace, title, created_at, updated_at)"
+    " VALUES (:id, :workspace, :title, :created_at, :updated_at)"
+)
+SET_TITLE = "UPDATE sessions SET title = :title WHERE id = :session_id"
+
+_SESSION_INFO = (
+    "SELECT s.id, s.workspace, s.title, s.created_at, s.updated_at,"
+    " (SELECT count(*) FROM checkpoints AS c WHERE c.session_id = s.id)"  # on the (session_id, seq) index
+    " FROM sessions AS s"
+)
+_NEWEST_FIRST = " ORDER BY s.updated_at DESC, s.created_at DESC, s.id DESC LIMIT :limit"
+GET_SESSION = f"{_SESSION_INFO} WHERE s.id = :session_id"
+LIST_SESSIONS = f"{_SESSION_INFO}{_NEWEST_FIRST}"
+LIST_WORKSPACE_SESSIONS = f"{_SESSION_INFO} WHERE s.workspace = :workspace{_NEWEST_FIRST}"
+
+# appending: read the state, insert the checkpoint, move the head, bump the session
+
+APPEND_STATE = (  # the session id (no row: no session), the branch head or NULL, the last seq or NULL
+    "SELECT s.id, b.head_id, (SELECT max(c.seq) FROM checkpoints AS c WHERE c.session_id = s.id)"
+    " FROM sessions AS s"
+    " LEFT OUTER JOIN branches AS b ON b.session_id = s.id AND b.name = :branch"
+    " WHERE s.id = :session_id"
+)
+INSERT_CHECKPOINT = (
+    "INSERT INTO checkpoints (id, session_id, parent_id, seq, role, message_json, created_at)"
+    " VALUES (:id, :session_id, :parent_id, :seq, :role, :message_json, :created_at)"
+)
+MOVE_HEAD = (
+    "INSERT INTO branches (session_id, name, head_id) VALUES (:session_id, :name, :head_id)"
+    " ON CONFLICT (session_id, name) DO UPDATE SET head_id = excluded.head_id"
+)
+TOUCH_SESSION = "UPDATE sessions SET updated_at = :now WHERE id = :session_id"
+
+# checkpoints, branches and labels
+
+CHECKPOINT_ROWS = (  # id, parent_id, seq, message_json, created_at
+    "SELECT id, parent_id, seq, message_json, created_at FROM checkpoints WHERE session_id = :session_id"
+)
+CHECKPOINT_ROWS_IN_ORDER = f"{CHECKPOINT_ROWS} ORDER BY seq"
+CHECKPOINT_EXISTS = "SELECT 1 FROM checkpoints WHERE id = :checkpoint_id"
+CHECKPOINT_IN_SESSION = "SELECT 1 FROM checkpoints WHERE id = :checkpoint_id AND session_id = :session_id"
+
+BRANCH_HEAD = "SELECT head_id FROM branches WHERE session_id = :session_id AND name = :name"
+BRANCHES = "SELECT name, head_id FROM branches WHERE session_id = :session_id ORDER BY name"
+INSERT_BRANCH = "INSERT INTO branches (session_id, name, head_id) VALUES (:session_id, :name, :head_id)"
+
+ADD_LABEL = "INSERT INTO labels (checkpoint_id, text) VALUES (:checkpoint_id, :text) ON CONFLICT DO NOTHING"
+LABELS = (
+    "SELECT l.checkpoint_id, l.text FROM labels AS l JOIN checkpoints AS c ON c.id = l.checkpoint_id"
+    " WHERE c.session_id = :session_id ORDER BY c.seq, l.text"
+)
+
+# trusted folders
+
+TRUST = "INSERT INTO trusted_folders (path, trusted_at) VALUES (:path, :now) ON CONFLICT DO NOTHING"
+IS_TRUSTED = "SELECT 1 FROM trusted_folders WHERE path = :path"
+
+STATEMENTS = {
+    name: value
+    for name, value in sorted(globals().items())
+    if name.isupper() and not name.startswith("_") and isinstance(value, str)
+}
+"""Every statement above by name, for the tests that check them against the schema."""
+
+__all__ = [
+    "ADD_LABEL",
+    "APPEND_STATE",
+    "BRANCHES",
+    "BRANCH_HEAD",
+    "CHECKPOINT_EXISTS",
+    "CHECKPOINT_IN_SESSION",
+    "CHECKPOINT_ROWS",
+    "CHECKPOINT_ROWS_IN_ORDER",
+    "GET_SESSION",
+    "INDEXES",
+    "INSERT_BRANCH",
+    "INSERT_CHECKPOINT",
+    "INSERT_SESSION",
+    "IS_TRUSTED",
+    "LABELS",
+    "LIST_SESSIONS",
+    "LIST_WORKSPACE_SESSIONS",
+    "MOVE_HEAD",
+    "SESSION_EXISTS",
+    "SET_TITLE",
+    "STATEMENTS",
+    "TABLES",
+    "TOUCH_SESSION",
+    "TRUST",
+    "Table",
+]
