@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
+from circle.domain.catalog import ModelInfo, unknown_model
 from circle.domain.errors import CircleError, ToolError
 from circle.domain.messages import (
     NOT_RUN_RESULT,
@@ -25,28 +26,23 @@ from circle.domain.messages import (
     Usage,
     close_unanswered,
 )
-from circle.domain.model import (
-    AnswerAssembler,
-    ModelRequest,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
-    ToolCallStarted,
-)
+from circle.domain.model import ModelRequest
 from circle.domain.thinking import ThinkingLevel
+from circle.domain.tool_repair import RepairError
 
 from .conversation import Conversation
 from .events import (
     ErrorReported,
-    MessageStarted,
-    MessageUpdated,
     ToolExecutionEnded,
     ToolExecutionStarted,
     TurnEnded,
     TurnStarted,
 )
+from .guards import ask_model, check_call, request_messages, with_repair_note
 from .ports.event_sink import EventSink
+from .ports.model_catalog import ModelCatalog
 from .ports.model_client import ModelClient
+from .spending import CostMeter
 from .tools.base import Tool, ToolContext, ToolOutput
 
 log = logging.getLogger("circle.loop")
@@ -61,6 +57,10 @@ class TurnResult:
     incomplete: bool = False
     aborted: bool = False
     error: CircleError | None = None
+    cost: float | None = None
+    """US dollars this turn's answers cost; None when the model's price is unknown."""
+    session_cost: float | None = None
+    """US dollars the session's answers cost so far, this turn included; None when unknown."""
 
 
 @dataclass
@@ -70,6 +70,10 @@ class LoopSettings:
     max_output_tokens: int | None = None
     thinking: ThinkingLevel | None = None
     max_rounds: int | None = None
+    model_info: ModelInfo | None = None
+    """What the catalog says of ``model``; unknown (no price) when not given."""
+    budget_usd: float | None = None
+    """The session budget: checked before each model request, a warning at 80%, a stop at 100%."""
 
 
 @dataclass
@@ -90,6 +94,7 @@ class AgentLoop:
         context: ToolContext,
         events: EventSink,
         settings: LoopSettings,
+        catalog: ModelCatalog | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
@@ -97,6 +102,13 @@ class AgentLoop:
         self.events = events
         self.settings = settings
         self._specs = tuple(tool.spec() for tool in tools.values())
+        self._turn_start = 0
+        self.costs = CostMeter(
+            settings.model,
+            settings.model_info or unknown_model(settings.model),
+            catalog=catalog,
+            budget_usd=settings.budget_usd,
+        )
 
     async def run_turn(self, conversation: Conversation, prompt: str | None, inbox: Inbox) -> TurnResult:
         """Run one turn.
@@ -106,6 +118,7 @@ class AgentLoop:
         """
         self.events.emit(TurnStarted(session_id=conversation.session_id, message=prompt))
         usage = Usage()
+        self._turn_start = len(conversation.messages)
         try:
             if prompt is not None:
                 await conversation.append(Message.user(prompt), self.events)
@@ -113,6 +126,8 @@ class AgentLoop:
             while True:
                 while inbox.steering:
                     await conversation.append(Message.user(inbox.steering.popleft()), self.events)
+                if (warning := self.costs.check(conversation.messages)) is not None:
+                    self.events.emit(warning)
                 answer = await self._ask_model(conversation)
                 usage = usage + (answer.usage or Usage())
                 await conversation.append(answer, self.events)
@@ -147,28 +162,12 @@ class AgentLoop:
         request = ModelRequest(
             model=self.settings.model,
             system=self.settings.system,
-            messages=tuple(conversation.messages),
+            messages=request_messages(conversation.messages),
             tools=self._specs,
             max_output_tokens=self.settings.max_output_tokens,
             thinking=self.settings.thinking,
         )
-        assembler = AnswerAssembler()
-        self.events.emit(MessageStarted(message=None, role="assistant"))
-        index = -1
-        async for event in self.model.stream(request):
-            assembler.add(event)
-            match event:
-                case TextDelta(text=text):
-                    self.events.emit(MessageUpdated(kind="text", delta=text, content_index=index))
-                case ThinkingDelta(text=text) if text:
-                    self.events.emit(MessageUpdated(kind="thinking", delta=text, content_index=index))
-                case ToolCallStarted(index=call_index):
-                    index = call_index
-                case ToolCallDelta(arguments=arguments):
-                    self.events.emit(MessageUpdated(kind="toolcall", delta=arguments, content_index=index))
-                case _:
-                    pass
-        return assembler.message(model=self.settings.model)
+        return await ask_model(self.model, request, events=self.events, model_name=self.settings.model)
 
     async def _run_calls(self, conversation: Conversation, calls: Sequence[ToolCallPart]) -> None:
         index = 0
@@ -186,7 +185,7 @@ class AgentLoop:
         arguments = call.parsed_arguments()
         args_event: dict[str, JsonValue] = arguments if arguments is not None else {}
         self.events.emit(ToolExecutionStarted(tool_call_id=call.id, tool_name=call.name, args=args_event))
-        output = await self._invoke(call, arguments)
+        output = await self._invoke(call)
         self.events.emit(
             ToolExecutionEnded(
                 tool_call_id=call.id, tool_name=call.name, result=output.text, is_error=output.is_error
@@ -200,25 +199,21 @@ class AgentLoop:
         )
         return Message(role="tool", parts=(part,))
 
-    async def _invoke(self, call: ToolCallPart, arguments: dict[str, JsonValue] | None) -> ToolOutput:
-        tool = self.tools.get(call.name)
-        if tool is None:
-            known = ", ".join(sorted(self.tools))
-            return ToolOutput(f"unknown tool {call.name!r}; the tools are: {known}", is_error=True)
-        if arguments is None:
-            return ToolOutput(
-                f"the arguments of {call.name} are not a JSON object: {call.arguments[:200]!r}",
-                is_error=True,
-            )
+    async def _invoke(self, call: ToolCallPart) -> ToolOutput:
+        """Run a call, its name and arguments mended when clear and checked against the schema."""
+        checked = check_call(call, {spec.name: spec.parameters for spec in self._specs})
+        if isinstance(checked, RepairError):
+            return ToolOutput(checked.message, is_error=True)
         try:
-            return await tool.invoke(arguments, self.context)
+            output = await self.tools[checked.name].invoke(checked.arguments, self.context)
         except ToolError as exc:
-            return ToolOutput(exc.message, is_error=True)
+            output = ToolOutput(exc.message, is_error=True)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.exception("tool %s crashed", call.name)
-            return ToolOutput(f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+            log.exception("tool %s crashed", checked.name)
+            output = ToolOutput(f"{checked.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        return with_repair_note(output, checked)
 
     async def _record_interruption(self, conversation: Conversation) -> None:
         for result in close_unanswered(conversation.messages):
@@ -234,6 +229,8 @@ class AgentLoop:
         aborted: bool = False,
         error: CircleError | None = None,
     ) -> TurnResult:
+        cost = self.costs.session_cost(conversation.messages[self._turn_start :])
+        session_cost = self.costs.session_cost(conversation.messages)
         self.events.emit(
             TurnEnded(
                 session_id=conversation.session_id,
@@ -243,6 +240,8 @@ class AgentLoop:
                 aborted=aborted,
                 error=error.message if error else None,
                 error_code=error.code if error else None,
+                cost=cost,
+                session_cost=session_cost,
             )
         )
         return TurnResult(
@@ -252,6 +251,8 @@ class AgentLoop:
             incomplete=incomplete,
             aborted=aborted,
             error=error,
+            cost=cost,
+            session_cost=session_cost,
         )
 
 

@@ -1,0 +1,175 @@
+"""The loop's guards: a model answer watched for repetition, reminders, and tool calls mended.
+
+The policies are in the domain (:mod:`~circle.domain.repetition`, :mod:`~circle.domain.loop_guard`,
+:mod:`~circle.domain.tool_repair`); this module applies them to a stream, a request and a call.
+
+- :func:`ask_model` streams one answer, feeding thinking and text to their own detector.
+  Thinking that repeats itself closes the stream, drops that answer and sends the request again
+  with a reminder (at most ``MAX_THINKING_RETRIES`` times); after that, or when the text repeats
+  itself, the stream is closed and what came is kept, cut where the repetition began, as an
+  incomplete answer with a note, so its tool calls do not run and the turn reports incomplete.
+- :func:`request_messages` adds a loop reminder to the next request only; it is never stored.
+- :func:`check_call` mends a tool call or says why it cannot run; :func:`with_repair_note` tells
+  the model what was mended, in one line before the tool's output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Literal
+
+from pydantic import JsonValue
+
+from circle.domain.loop_guard import loop_reminder
+from circle.domain.messages import Message, Part, StopReason, TextPart, ThinkingPart, ToolCallPart, Usage
+from circle.domain.model import (
+    AnswerAssembler,
+    ModelRequest,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStarted,
+)
+from circle.domain.repetition import RepetitionDetector
+from circle.domain.tool_repair import Repaired, RepairError, repair_call
+
+from .events import MessageStarted, MessageUpdated
+from .ports.event_sink import EventSink
+from .ports.model_client import ModelClient
+from .tools.base import ToolOutput
+
+log = logging.getLogger("circle.loop")
+
+MAX_THINKING_RETRIES = 2
+THINKING_REMINDER = "Your previous reasoning started repeating itself; think differently and continue."
+REPEATED_TEXT_NOTE = "stopped: the answer started repeating itself"
+REPEATED_THINKING_NOTE = "stopped: the reasoning kept repeating itself"
+
+Kind = Literal["text", "thinking"]
+
+
+def request_messages(history: Sequence[Message]) -> tuple[Message, ...]:
+    """The messages of the next request: the history, and a loop reminder when one is due."""
+    reminder = loop_reminder(history)
+    if reminder is None:
+        return tuple(history)
+    log.info("loop guard: %s", reminder)
+    return (*history, Message.user(reminder))
+
+
+async def ask_model(
+    model: ModelClient, request: ModelRequest, *, events: EventSink, model_name: str
+) -> Message:
+    """Stream one answer from ``model``, guarded against repetition (see the module docstring)."""
+    dropped = Usage()
+    attempt = request
+    retries = 0
+    while True:
+        message, repeated = await _stream(model, attempt, events, model_name=model_name)
+        if repeated != "thinking" or retries == MAX_THINKING_RETRIES:
+            break
+        retries += 1
+        log.info("thinking repeated itself; asking again (%d/%d)", retries, MAX_THINKING_RETRIES)
+        dropped = dropped + (message.usage or Usage())
+        attempt = dataclasses.replace(request, messages=(*request.messages, Message.user(THINKING_REMINDER)))
+    if not dropped.total:
+        return message
+    return message.model_copy(update={"usage": dropped + (message.usage or Usage())})
+
+
+async def _stream(
+    model: ModelClient, request: ModelRequest, events: EventSink, *, model_name: str
+) -> tuple[Message, Kind | None]:
+    """One streamed answer; stops early, and says which kind of content repeated, when one does."""
+    assembler = AnswerAssembler()
+    detectors: dict[Kind, RepetitionDetector] = {
+        "text": RepetitionDetector(),
+        "thinking": RepetitionDetector(),
+    }
+    repeated: Kind | None = None
+    events.emit(MessageStarted(message=None, role="assistant"))
+    index = -1
+    stream = model.stream(request)
+    try:
+        async for event in stream:
+            assembler.add(event)
+            match event:
+                case TextDelta(text=text):
+                    events.emit(MessageUpdated(kind="text", delta=text, content_index=index))
+                    if detectors["text"].feed(text):
+                        repeated = "text"
+                        break
+                case ThinkingDelta(text=text) if text:
+                    events.emit(MessageUpdated(kind="thinking", delta=text, content_index=index))
+                    if detectors["thinking"].feed(text):
+                        repeated = "thinking"
+                        break
+                case ToolCallStarted(index=call_index):
+                    index = call_index
+                case ToolCallDelta(arguments=arguments):
+                    events.emit(MessageUpdated(kind="toolcall", delta=arguments, content_index=index))
+                case _:
+                    pass
+    finally:
+        if isinstance(stream, AsyncGenerator):
+            await stream.aclose()
+    message = assembler.message(model=model_name)
+    if repeated is None:
+        return message, None
+    cut = detectors[repeated].cut or 0
+    note = REPEATED_TEXT_NOTE if repeated == "text" else REPEATED_THINKING_NOTE
+    log.info("%s; kept %d characters", note, cut)
+    return _cut(message, repeated, cut, note=note), repeated
+
+
+def _cut(message: Message, kind: Kind, cut: int, *, note: str) -> Message:
+    """The message with its ``kind`` content cut at ``cut`` characters, incomplete, with a note."""
+    parts: list[Part] = []
+    offset = 0
+    cut_type: type[TextPart] | type[ThinkingPart] = TextPart if kind == "text" else ThinkingPart
+    for part in message.parts:
+        if not isinstance(part, cut_type):
+            parts.append(part)
+            continue
+        keep = max(0, min(len(part.text), cut - offset))
+        offset += len(part.text)
+        if keep == len(part.text):
+            parts.append(part)
+        elif keep > 0:
+            changes: dict[str, object] = {"text": part.text[:keep]}
+            if isinstance(part, ThinkingPart):
+                changes["signature"] = None  # the signature was for the whole text
+            parts.append(part.model_copy(update=changes))
+    return message.model_copy(
+        update={"parts": tuple(parts), "stop_reason": StopReason.INCOMPLETE, "error": note}
+    )
+
+
+def check_call(call: ToolCallPart, schemas: Mapping[str, Mapping[str, JsonValue]]) -> Repaired | RepairError:
+    """The call as it may run (name and arguments mended when clear), or why it may not."""
+    checked = repair_call(call.name, call.arguments, schemas)
+    if isinstance(checked, Repaired) and checked.notes:
+        log.info("repaired a call to %s: %s", call.name, "; ".join(checked.notes))
+    return checked
+
+
+def with_repair_note(output: ToolOutput, checked: Repaired) -> ToolOutput:
+    """The tool's output, after one line saying what was mended in the call (when anything was)."""
+    if not checked.notes:
+        return output
+    note = f"(call repaired: {'; '.join(checked.notes)})"
+    return dataclasses.replace(output, text=f"{note}\n{output.text}")
+
+
+__all__ = [
+    "MAX_THINKING_RETRIES",
+    "REPEATED_TEXT_NOTE",
+    "REPEATED_THINKING_NOTE",
+    "THINKING_REMINDER",
+    "ask_model",
+    "check_call",
+    "request_messages",
+    "with_repair_note",
+]
