@@ -30,6 +30,7 @@ def _isolated_home(
 ) -> Iterator[None]:
     """Every test gets its own data folder and no endpoint from the machine's environment."""
     monkeypatch.setenv("CIRCLE_HOME", str(tmp_path_factory.mktemp("circle-home")))
+    monkeypatch.setenv("CIRCLE_CATALOG_REFRESH", "0")  # the model catalog never goes to models.dev
     for name in (
         "CIRCLE_BASE_URL",
         "CIRCLE_API_KEY",

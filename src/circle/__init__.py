@@ -16,6 +16,7 @@ _EXPORTS: dict[str, str] = {
     "ApprovalDecision": "circle.application.ports.approver",
     "ApprovalDeniedError": "circle.domain.errors",
     "ApprovalRequest": "circle.application.ports.approver",
+    "BudgetWarned": "circle.application.events",
     "CircleError": "circle.domain.errors",
     "ConfigError": "circle.domain.errors",
     "ContextOverflowError": "circle.domain.errors",
@@ -48,6 +49,7 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalDeniedError",
     "ApprovalRequest",
+    "BudgetWarned",
     "CircleError",
     "ConfigError",
     "ContextOverflowError",
@@ -79,6 +81,7 @@ if TYPE_CHECKING:
     from circle.application.agent_loop import TurnResult
     from circle.application.events import (
         AgentEvent,
+        BudgetWarned,
         ErrorReported,
         MessageEnded,
         MessageStarted,

@@ -10,6 +10,7 @@ Every fake records what it saw, so tests assert on state rather than on calls::
     assert len(model.requests) == 2
 """
 
+from circle._testing.catalog import InMemoryCatalog
 from circle._testing.events import RecordingSink, ScriptedApprover
 from circle._testing.gateway import (
     GatewayResponse,
@@ -30,6 +31,7 @@ __all__ = [
     "FakeProcessRunner",
     "GatewayResponse",
     "Hang",
+    "InMemoryCatalog",
     "InMemoryFileSystem",
     "InMemorySessionStore",
     "InMemoryTextSearch",

@@ -38,6 +38,7 @@ class Circle:
             CIRCLE_BASE_URL=self.gateway.base_url,
             CIRCLE_API_KEY="test-key",
             CIRCLE_MODEL="test-model",
+            CIRCLE_CATALOG_REFRESH="0",
         )
         env.update(extra)
         return env

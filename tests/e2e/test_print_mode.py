@@ -136,6 +136,7 @@ def test_bad_tool_calls_go_back_to_the_model_as_errors(cli: Circle) -> None:
                 ("c4", "read_file", {"file_path": "bin.dat"}),
                 ("c5", "edit_file", {"file_path": "bin.dat", "old_string": "zzz", "new_string": "y"}),
                 ("c6", "read_file", {"path": "wrong-name.txt"}),
+                ("c7", "read_file", {"file_path": "a.txt", "limit": "many"}),
             ]
         ),
         chat_text("Understood."),
@@ -148,4 +149,6 @@ def test_bad_tool_calls_go_back_to_the_model_as_errors(cli: Circle) -> None:
     assert "file not found: missing.txt" in results[2]
     assert "binary file" in results[3]
     assert "not UTF-8" in results[4] or "not found" in results[4]
-    assert "invalid arguments for read_file" in results[5]
+    assert "call repaired: argument path → file_path" in results[5]
+    assert "file not found: wrong-name.txt" in results[5]
+    assert "read_file" in results[6] and "limit" in results[6] and "many" in results[6]

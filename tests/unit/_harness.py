@@ -8,6 +8,7 @@ from circle._testing.images import FakeImageCodec
 from circle.application.approvals import AllowAll
 from circle.application.event_bus import EventBus
 from circle.application.ports.approver import Approver
+from circle.application.ports.model_catalog import ModelCatalog, NoCatalog
 from circle.application.runtime import Ports, Runtime, RuntimeOptions
 from circle.application.tools.base import ToolContext
 from circle.testing import (
@@ -32,6 +33,8 @@ class Harness:
     sink: RecordingSink = field(default_factory=RecordingSink)
     images: FakeImageCodec = field(default_factory=FakeImageCodec)
     max_rounds: int | None = None
+    catalog: ModelCatalog = field(default_factory=NoCatalog)
+    budget_usd: float | None = None
 
     def runtime(self) -> Runtime:
         ports = Ports(
@@ -42,8 +45,11 @@ class Harness:
             processes=self.processes,
             approver=self.approver,
             images=self.images,
+            catalog=self.catalog,
         )
-        options = RuntimeOptions(workspace=WORKSPACE, model="scripted", max_rounds=self.max_rounds)
+        options = RuntimeOptions(
+            workspace=WORKSPACE, model="scripted", max_rounds=self.max_rounds, budget_usd=self.budget_usd
+        )
         return Runtime(ports, options, events=EventBus(self.sink))
 
     def context(self) -> ToolContext:

@@ -67,6 +67,20 @@ class TurnEnded:
     aborted: bool = False
     error: str | None = None
     error_code: str | None = None
+    cost: float | None = None
+    """What this turn's model answers cost in US dollars; None when the model's price is unknown."""
+    session_cost: float | None = None
+    """What the session's answers cost so far, this turn included; None when a price is unknown."""
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetWarned:
+    """The session's spending nears its budget (``spent`` is 80% or more of ``limit``), or, with
+    ``spent`` None, the budget cannot be enforced because the model has no known price."""
+
+    spent: float | None
+    limit: float
+    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +97,13 @@ AgentEvent = (
     | ToolExecutionStarted
     | ToolExecutionEnded
     | TurnEnded
+    | BudgetWarned
     | ErrorReported
 )
 
 __all__ = [
     "AgentEvent",
+    "BudgetWarned",
     "DeltaKind",
     "ErrorReported",
     "MessageEnded",

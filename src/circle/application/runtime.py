@@ -17,6 +17,7 @@ from .event_bus import EventBus
 from .ports.approver import Approver
 from .ports.file_system import FileSystem
 from .ports.image_codec import ImageCodec
+from .ports.model_catalog import ModelCatalog, NoCatalog
 from .ports.model_client import ModelClient
 from .ports.process_runner import ProcessRunner
 from .ports.session_store import SessionStore
@@ -37,6 +38,7 @@ class RuntimeOptions:
     max_rounds: int | None = None
     thinking: ThinkingLevel | None = None
     env: dict[str, str] = field(default_factory=dict)
+    budget_usd: float | None = None
 
 
 @dataclass
@@ -47,6 +49,7 @@ class Ports:
     search: TextSearch
     processes: ProcessRunner
     approver: Approver
+    catalog: ModelCatalog = field(default_factory=NoCatalog)
     images: ImageCodec | None = None
 
 
@@ -117,7 +120,10 @@ class Runtime:
                 system=await self.system_prompt(),
                 max_rounds=self.options.max_rounds,
                 thinking=self.options.thinking,
+                model_info=self.ports.catalog.lookup(self.options.model),
+                budget_usd=self.options.budget_usd,
             ),
+            catalog=self.ports.catalog,
         )
         return AgentSession(loop, conversation)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import time
 from collections.abc import Callable, Coroutine
@@ -12,6 +13,9 @@ from typing import Annotated
 import typer
 
 from circle.adapters._shared.settings_files import data_dir
+from circle.application.ports.session_store import SessionStore
+from circle.domain.catalog import Prices, refresh_allowed
+from circle.domain.pricing import format_usd, session_cost
 
 from ._crash import guard
 
@@ -64,6 +68,7 @@ def sessions(
             found = await store.list_sessions(
                 workspace=str(folder.resolve()) if folder else None, limit=limit
             )
+            costs = await _costs(store, [info.id for info in found])
         finally:
             await store.aclose()
         if not found:
@@ -71,7 +76,11 @@ def sessions(
         for info in found:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated_at))
             title = (info.title or "").replace("\n", " ")[:60]
-            typer.echo(f"{info.id}  {when}  {info.message_count:4} msgs  {info.workspace}  {title}")
+            cost = costs[info.id]
+            spent = "-" if cost is None else format_usd(cost)
+            typer.echo(
+                f"{info.id}  {when}  {info.message_count:4} msgs  {spent:>10}  {info.workspace}  {title}"
+            )
         return 0
 
     raise typer.Exit(guard(lambda: _run(go)))
@@ -102,6 +111,38 @@ def models(
         return 0
 
     raise typer.Exit(guard(lambda: _run(go)))
+
+
+async def _costs(store: SessionStore, session_ids: list[str]) -> dict[str, float | None]:
+    """What each session's answers cost, priced by the catalog and settings.json's ``models``.
+
+    An answer whose model name the catalog cannot price (a gateway's own name) counts at the
+    prices of the session's last priced answer, as the loop counts it at the session model's.
+    """
+    from circle.adapters._shared.settings_files import load_settings
+    from circle.adapters.catalog.models_dev import ModelsDevCatalog
+
+    data = data_dir(os.environ)
+    catalog = ModelsDevCatalog(
+        data, overrides=load_settings(data).models, refresh=refresh_allowed(os.environ)
+    )
+
+    @functools.cache
+    def prices_for(model: str | None) -> Prices | None:
+        return catalog.lookup(model).prices if model else None
+
+    costs: dict[str, float | None] = {}
+    for session_id in session_ids:
+        messages = [cp.message for cp in await store.history(session_id)]
+        priced = [p for m in messages if m.role == "assistant" and (p := prices_for(m.model)) is not None]
+        fallback = priced[-1] if priced else None
+
+        def price(model: str | None, fallback: Prices | None = fallback) -> Prices | None:
+            found = prices_for(model)
+            return found if found is not None else fallback
+
+        costs[session_id] = session_cost(messages, price)
+    return costs
 
 
 def _run(go: Callable[[], Coroutine[None, None, int]]) -> int:

@@ -79,6 +79,10 @@ def run(
     max_turns: Annotated[
         int | None, typer.Option("--max-turns", min=1, help="Stop after N tool rounds.")
     ] = None,
+    max_budget_usd: Annotated[
+        float | None,
+        typer.Option("--max-budget-usd", min=0, help="Stop when the session has cost this much (USD)."),
+    ] = None,
     tools: Annotated[str | None, typer.Option("--tools", help="Only these tools (comma-separated).")] = None,
     exclude_tools: Annotated[
         str | None, typer.Option("--exclude-tools", help="Leave these tools out.")
@@ -115,6 +119,7 @@ def run(
         append_system_prompt=append_system_prompt,
         context_files=not no_context_files,
         max_turns=max_turns,
+        max_budget_usd=max_budget_usd,
         tools=[] if no_tools else _csv(tools),
         exclude_tools=_csv(exclude_tools) or [],
         thinking=thinking,

@@ -9,6 +9,7 @@ from pydantic import JsonValue
 
 from circle.application.events import (
     AgentEvent,
+    BudgetWarned,
     ErrorReported,
     MessageEnded,
     MessageStarted,
@@ -116,6 +117,7 @@ def event_json(event: AgentEvent) -> dict[str, JsonValue]:
                 "session_id": event.session_id,
                 "answer": event.answer,
                 "usage": usage_json(event.usage),
+                "cost": {"turn": event.cost, "session": event.session_cost},
             }
             if event.incomplete:
                 data["incomplete"] = True
@@ -124,6 +126,8 @@ def event_json(event: AgentEvent) -> dict[str, JsonValue]:
             if event.error is not None:
                 data["error"] = {"code": event.error_code, "message": event.error}
             return data
+        case BudgetWarned(spent=spent, limit=limit, message=message):
+            return {"type": "budget_warning", "spent_usd": spent, "limit_usd": limit, "message": message}
         case ErrorReported(code=code, message=message):
             return {"type": "error", "code": code, "message": message}
         case _:

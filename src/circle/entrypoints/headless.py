@@ -15,7 +15,7 @@ from circle.adapters._shared.settings_files import data_dir, load_credentials, l
 from circle.application.agent_loop import TurnResult
 from circle.application.approvals import AllowAll, DenyChanges
 from circle.application.context.system_prompt import PromptOptions
-from circle.application.events import AgentEvent
+from circle.application.events import AgentEvent, BudgetWarned
 from circle.application.ports.approver import ApprovalDecision, ApprovalRequest, Approver
 from circle.application.runtime import Runtime, RuntimeOptions
 from circle.application.session import AgentSession
@@ -50,6 +50,7 @@ class RunOptions:
     tools: list[str] | None = None
     exclude_tools: list[str] = field(default_factory=list)
     thinking: str | None = None
+    max_budget_usd: float | None = None
 
 
 class JsonLines:
@@ -61,6 +62,18 @@ class JsonLines:
     def emit(self, event: AgentEvent) -> None:
         self.out.write(dumps(event_json(event)) + "\n")
         self.out.flush()
+
+
+class Notices:
+    """Print mode: the events a person should see besides the answer, one line each on stderr."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+
+    def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, BudgetWarned):
+            self.err.write(f"circle: warning: {event.message}\n")
+            self.err.flush()
 
 
 class TtyApprover:
@@ -102,6 +115,7 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         exclude_tools=opts.exclude_tools,
         max_rounds=opts.max_turns,
         thinking=_thinking(opts.thinking or settings.thinking),
+        budget_usd=opts.max_budget_usd if opts.max_budget_usd is not None else settings.budget_usd,
     )
     return Config(
         workspace=opts.workspace,
@@ -110,6 +124,7 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         options=options,
         ephemeral=opts.no_session,
         env=env,
+        model_overrides=settings.models,
     )
 
 
@@ -155,8 +170,7 @@ async def run_headless(
         runtime = build_runtime(container)
     except CircleError as exc:
         return report(exc, err, sink)
-    if sink is not None:
-        runtime.events.subscribe(sink)
+    runtime.events.subscribe(sink if sink is not None else Notices(err))
     try:
         session = await open_session(runtime, opts)
         result = await _run_interruptible(session, opts.message)

@@ -44,6 +44,8 @@ class Agent:
         session_id: continue this stored session instead of starting a new one.
         tools: only these built-in tools; ``exclude_tools`` leaves some out.
         system_prompt, append_system_prompt: replace or extend the system prompt.
+        max_turns: stop a turn after this many tool rounds.
+        max_budget_usd: stop when the session has cost this much (else ``budget_usd`` in settings.json).
     """
 
     def __init__(
@@ -63,6 +65,7 @@ class Agent:
         system_prompt: str | None = None,
         append_system_prompt: str | None = None,
         max_turns: int | None = None,
+        max_budget_usd: float | None = None,
     ) -> None:
         env = dict(os.environ)
         for key, value in (
@@ -86,10 +89,13 @@ class Agent:
             tools=tools,
             exclude_tools=exclude_tools,
             max_rounds=max_turns,
+            budget_usd=max_budget_usd if max_budget_usd is not None else settings.budget_usd,
         )
         if not options.model:
             raise ConfigError("no model chosen: pass model=..., or set CIRCLE_MODEL")
-        self._container = Container(config=Config(folder, data, endpoint, options, env=env))
+        self._container = Container(
+            config=Config(folder, data, endpoint, options, env=env, model_overrides=settings.models)
+        )
         if model_client is not None:
             self._container.model.override(model_client)
         if store is not None:
