@@ -39,6 +39,7 @@ from .events import (
     TurnStarted,
 )
 from .guards import ask_model, check_call, request_messages, with_repair_note
+from .media import MediaFilter
 from .ports.event_sink import EventSink
 from .ports.model_catalog import ModelCatalog
 from .ports.model_client import ModelClient
@@ -102,6 +103,8 @@ class AgentLoop:
         self.events = events
         self.settings = settings
         self._specs = tuple(tool.spec() for tool in tools.values())
+        info = settings.model_info or unknown_model(settings.model)
+        self._media = MediaFilter(reads_images=info.reads_images, reads_pdfs=info.reads_pdfs)
         self._turn_start = 0
         self.costs = CostMeter(
             settings.model,
@@ -162,7 +165,7 @@ class AgentLoop:
         request = ModelRequest(
             model=self.settings.model,
             system=self.settings.system,
-            messages=request_messages(conversation.messages),
+            messages=self._media.apply(request_messages(conversation.messages)),
             tools=self._specs,
             max_output_tokens=self.settings.max_output_tokens,
             thinking=self.settings.thinking,

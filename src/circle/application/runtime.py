@@ -110,6 +110,8 @@ class Runtime:
             env=self.options.env,
             images=self.ports.images,
         )
+        info = self.ports.catalog.lookup(self.options.model)
+        thinking = self.options.thinking if info.reasoning or not info.known else None
         loop = AgentLoop(
             model=self.ports.model,
             tools=self.select_tools(),
@@ -119,8 +121,8 @@ class Runtime:
                 model=self.options.model,
                 system=await self.system_prompt(),
                 max_rounds=self.options.max_rounds,
-                thinking=self.options.thinking,
-                model_info=self.ports.catalog.lookup(self.options.model),
+                thinking=thinking,
+                model_info=info,
                 budget_usd=self.options.budget_usd,
             ),
             catalog=self.ports.catalog,
