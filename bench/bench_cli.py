@@ -82,7 +82,13 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="circle-bench-"))
     (work / "README.md").write_text("# A project\n\nIt has a README of a few lines.\n" * 5)
     base_env = {k: v for k, v in os.environ.items() if not k.startswith(("CIRCLE_", "OPENAI_"))}
-    base_env.update(CIRCLE_HOME=str(work / "home"), CIRCLE_API_KEY="bench", CIRCLE_MODEL="bench-model")
+    base_env.update(
+        CIRCLE_HOME=str(work / "home"),
+        CIRCLE_API_KEY="bench",
+        CIRCLE_MODEL="bench-model",
+        CIRCLE_PROTOCOL="openai-chat",
+        CIRCLE_CATALOG_REFRESH="0",
+    )
     rows: list[tuple[str, Sample]] = []
     rows.append(("python -c pass", median_of([PY, "-c", "pass"], args.runs, env=base_env, cwd=work)))
     rows.append(
