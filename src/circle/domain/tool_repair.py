@@ -27,9 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-import jsonschema  # type: ignore[import-untyped]
 from pydantic import JsonValue
-from referencing.exceptions import Unresolvable
 
 Schema = Mapping[str, JsonValue]
 MAX_PROBLEMS = 5
@@ -343,6 +341,8 @@ class _Validator(Protocol):
 
 @functools.lru_cache(maxsize=256)
 def _validator(schema_json: str) -> _Validator | None:
+    import jsonschema  # type: ignore[import-untyped]  # loaded on the first tool call, not at start
+
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
@@ -354,6 +354,8 @@ def _validator(schema_json: str) -> _Validator | None:
 
 
 def _problems(arguments: dict[str, JsonValue], schema: Schema) -> list[str]:
+    from referencing.exceptions import Unresolvable
+
     validator = _validator(json.dumps(schema, sort_keys=True, default=dict))
     if validator is None:
         return []
