@@ -28,6 +28,7 @@ from circle.domain.errors import (
     ModelConnectionError,
     ModelError,
     ModelHTTPError,
+    ModelStreamError,
     RateLimitedError,
 )
 from circle.domain.messages import (
@@ -376,7 +377,7 @@ QUOTED_CLASSES: dict[str, tuple[type[ModelError], str]] = {
     "rate_limit_429_account": (RateLimitedError, "exceed your account's rate limit"),
     "rate_limit_429_org_itpm": (RateLimitedError, "30,000 input tokens per minute"),
     "overloaded_529": (ModelHTTPError, "overloaded (529)"),
-    "overloaded_in_stream_event": (ModelError, "overloaded"),
+    "overloaded_in_stream_event": (ModelStreamError, "overloaded"),
     "thinking_signature_invalid_400": (ModelHTTPError, "Invalid `signature`"),
     "thinking_blocks_modified_400": (ModelHTTPError, "cannot be modified"),
     "thinking_budget_400": (ModelHTTPError, "budget_tokens"),
@@ -404,7 +405,10 @@ async def test_quoted_error_bodies_map_to_their_class(
     error_class, words = QUOTED_CLASSES[entry["id"]]
     assert type(caught.value) is error_class
     assert words in caught.value.message
-    assert getattr(caught.value, "status", entry["status"]) == entry["status"]
+    if isinstance(caught.value, ModelStreamError):  # an error event: its HTTP equivalent
+        assert caught.value.status == 529
+    else:
+        assert getattr(caught.value, "status", entry["status"]) == entry["status"]
 
 
 async def test_an_error_event_mid_stream_raises_after_the_text_so_far(
@@ -418,7 +422,8 @@ async def test_an_error_event_mid_stream_raises_after_the_text_so_far(
     with pytest.raises(ModelError, match="failed mid-answer: Internal server error") as caught:
         await collect_into(seen, model)
 
-    assert type(caught.value) is ModelError
+    assert type(caught.value) is ModelStreamError
+    assert caught.value.status == 500  # api_error
     assert assemble(seen).text == "Half an answ"
 
 

@@ -37,6 +37,7 @@ from circle.domain.errors import (
     ModelConnectionError,
     ModelError,
     ModelHTTPError,
+    ModelStreamError,
     ProviderProtocolError,
     RateLimitedError,
 )
@@ -328,6 +329,7 @@ async def test_the_event_sequence_starts_deltas_ends_calls_then_reports_usage_an
 
     kinds = [type(event).__name__ for event in await events_of(model)]
 
+    assert kinds.pop(0) == "ResponseStarted"
     assert kinds[0] == "ToolCallStarted"
     assert set(kinds[1:-3]) == {"ToolCallDelta"}
     assert kinds[-3:] == ["ToolCallEnded", "UsageReported", "Finished"]
@@ -343,7 +345,8 @@ async def test_an_error_event_inside_a_200_stream_raises_model_error(
     with pytest.raises(ModelError) as caught:
         await collect_into(seen, model)
 
-    assert type(caught.value) is ModelError
+    assert type(caught.value) is ModelStreamError
+    assert caught.value.status is None  # a failed generation: another try may differ
     assert "Tool call validation failed" in caught.value.message
     assert seen
     assert not any(isinstance(e, Finished) for e in seen)

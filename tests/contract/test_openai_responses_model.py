@@ -25,6 +25,7 @@ from circle.domain.errors import (
     ModelConnectionError,
     ModelError,
     ModelHTTPError,
+    ModelStreamError,
     ProviderProtocolError,
     RateLimitedError,
 )
@@ -600,7 +601,8 @@ async def test_a_failed_response_raises_its_error(
     with pytest.raises(ModelError) as caught:
         await collect_into(seen, model, REQUEST)
 
-    assert type(caught.value) is ModelError
+    assert type(caught.value) is ModelStreamError
+    assert caught.value.status == 500  # server_error
     assert caught.value.message == "the endpoint failed mid-answer: The model had a problem."
     assert seen
     assert not any(isinstance(e, Finished) for e in seen)
@@ -614,7 +616,8 @@ async def test_an_error_event_raises_model_error(
     with pytest.raises(ModelError, match="Something went wrong") as caught:
         await events_of(model)
 
-    assert type(caught.value) is ModelError
+    assert type(caught.value) is ModelStreamError
+    assert caught.value.status is None  # an unknown code: an error in the stream, retried as such
 
 
 async def test_a_call_without_argument_deltas_takes_them_from_the_done_item(

@@ -17,6 +17,8 @@ SCRIPT: dict[str, ProcessResult | Hang] = {
     "echo hello": ProcessResult(exit_code=0, output="hello\n"),
     "echo out; exit 3": ProcessResult(exit_code=3, output="out\n"),
     "echo out; echo err >&2; echo out2": ProcessResult(exit_code=0, output="out\nerr\nout2\n"),
+    "echo out; echo err >&2": ProcessResult(exit_code=0, output="out\n", stderr="err\n"),
+    'read -r line; echo "got $line"': ProcessResult(exit_code=0, output="got hello\n"),
     "true": ProcessResult(exit_code=0, output=""),
     "echo partial; sleep 30": Hang(output="partial\n"),
     "sleep 30": Hang(),
@@ -93,7 +95,82 @@ async def test_fake_records_calls_and_answers_unknown_commands_with_127(tmp_path
     assert runner.timed_out == ["sleep 30"]
 
 
+async def test_stdin_is_given_to_the_command(runner: ProcessRunner, tmp_path: Path) -> None:
+    async with asyncio.timeout(10):
+        result = await runner.run(
+            'read -r line; echo "got $line"',
+            cwd=str(tmp_path),
+            timeout_s=5,
+            output_limit=100,
+            stdin="hello\n",
+        )
+    assert result == ProcessResult(exit_code=0, output="got hello\n")
+    if isinstance(runner, FakeProcessRunner):
+        assert runner.calls[-1].stdin == "hello\n"
+
+
+@pytest.mark.parametrize(
+    ("separate", "output", "stderr"), [(False, "out\nerr\n", ""), (True, "out\n", "err\n")]
+)
+async def test_stderr_apart_when_asked(
+    runner: ProcessRunner, tmp_path: Path, separate: bool, output: str, stderr: str
+) -> None:
+    async with asyncio.timeout(10):
+        result = await runner.run(
+            "echo out; echo err >&2",
+            cwd=str(tmp_path),
+            timeout_s=5,
+            output_limit=100,
+            separate_stderr=separate,
+        )
+    assert result == ProcessResult(exit_code=0, output=output, stderr=stderr)
+
+
 # The real runner only: process groups, environment, pipes.
+
+
+async def test_without_stdin_the_command_reads_nothing(tmp_path: Path) -> None:
+    result = await _run(LocalProcessRunner(), "cat; echo end", tmp_path, timeout_s=5)
+    assert result == ProcessResult(exit_code=0, output="end\n")
+
+
+async def test_stdin_larger_than_a_pipe_is_written_whole(tmp_path: Path) -> None:
+    async with asyncio.timeout(10):
+        result = await LocalProcessRunner().run(
+            "wc -c", cwd=str(tmp_path), timeout_s=5, output_limit=100, stdin="x" * 300_000
+        )
+    assert result.output.strip() == "300000"
+
+
+async def test_a_command_that_ignores_its_stdin_still_finishes(tmp_path: Path) -> None:
+    started = time.monotonic()
+    async with asyncio.timeout(10):
+        result = await LocalProcessRunner().run(
+            "echo done", cwd=str(tmp_path), timeout_s=5, output_limit=100, stdin="x" * 300_000
+        )
+    assert result == ProcessResult(exit_code=0, output="done\n")
+    assert time.monotonic() - started < 3
+
+
+async def test_a_command_reading_stdin_past_its_timeout_is_stopped(tmp_path: Path) -> None:
+    async with asyncio.timeout(10):
+        result = await LocalProcessRunner().run(
+            "cat >/dev/null; sleep 30", cwd=str(tmp_path), timeout_s=0.5, output_limit=100, stdin="{}"
+        )
+    assert result.timed_out
+
+
+async def test_stderr_apart_keeps_each_stream_to_the_limit(tmp_path: Path) -> None:
+    command = "seq 1 2000; seq 1 2000 >&2"
+    async with asyncio.timeout(10):
+        result = await LocalProcessRunner().run(
+            command, cwd=str(tmp_path), timeout_s=5, output_limit=200, separate_stderr=True
+        )
+    assert result.truncated
+    for stream in (result.output, result.stderr):
+        assert stream.startswith("1\n2\n")
+        assert stream.endswith("2000\n")
+        assert len(stream) <= 240
 
 
 def _alive(pid: int) -> bool:

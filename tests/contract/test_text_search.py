@@ -13,6 +13,7 @@ import pytest
 from circle._testing.local import InMemoryFileSystem, InMemoryTextSearch
 from circle.adapters.local.search import RipgrepSearch
 from circle.application.ports.text_search import GrepLine, GrepQuery, GrepResult, TextSearch
+from circle.domain.credentials import credential_globs
 from circle.domain.errors import ToolError
 
 FILES = {
@@ -44,6 +45,7 @@ class Harness:
         literal: bool = False,
         context: int = 0,
         max_matches: int = 200,
+        exclude_globs: tuple[str, ...] = (),
     ) -> GrepResult:
         query = GrepQuery(
             pattern=pattern,
@@ -53,6 +55,7 @@ class Harness:
             literal=literal,
             context=context,
             max_matches=max_matches,
+            exclude_globs=exclude_globs,
         )
         async with asyncio.timeout(10):
             return await self.search.grep(query)
@@ -177,3 +180,23 @@ async def test_a_glob_with_a_slash_is_relative_to_the_searched_folder(h: Harness
     result = await h.grep("abc", glob="src/*.py")
     assert h.found(result) == [("src/b.py", 2, "abc = 2", True)]
     assert await h.grep("abc", rel="src", glob="src/*.py") == GrepResult()
+
+
+async def test_excluded_files_and_folders_are_not_searched_whatever_their_case(h: Harness) -> None:
+    excluded = (".env", "sub/.ENV.local", ".ssh/config", "keys/server.pem", "x/.aws/credentials")
+    for rel in (*excluded, ".env.example"):
+        h.put(h.path(rel), "abc\n")
+    result = await h.grep("abc", exclude_globs=credential_globs())
+    assert [f[0] for f in h.found(result)] == [".config/d.txt", ".env.example", "a.txt", "src/b.py"]
+    assert await h.grep("abc", glob="*.local", exclude_globs=credential_globs()) == GrepResult()
+    assert [f[0] for f in h.found(await h.grep("abc", exclude_globs=("*.TXT", "src", "*.env*")))] == [
+        ".ssh/config",
+        "keys/server.pem",
+        "x/.aws/credentials",
+    ]
+
+
+async def test_a_file_given_as_the_path_is_searched_whatever_the_exclusions(h: Harness) -> None:
+    h.put(h.path(".env"), "abc\n")
+    result = await h.grep("abc", rel=".env", exclude_globs=credential_globs())
+    assert h.found(result) == [(".env", 1, "abc", True)]

@@ -48,6 +48,10 @@ class GatewayResponse:
         chunks: pieces written one by one with chunked framing and a flush between them.
         delay_s: seconds to wait before answering.
         truncate: after the chunks, close the connection without ending the body.
+        stall_after: with ``chunks``, how many of them go out before a pause of ``stall_s``.
+        stall_s: seconds of silence after ``stall_after`` chunks (a stalled stream).
+        drop_after_bytes: with ``chunks``, close the connection abruptly once this many bytes of
+            the body went out, cutting a chunk if need be (a connection dropped mid-answer).
     """
 
     status: int
@@ -56,6 +60,9 @@ class GatewayResponse:
     chunks: list[bytes] | None = None
     delay_s: float = 0
     truncate: bool = False
+    stall_after: int | None = None
+    stall_s: float = 0
+    drop_after_bytes: int | None = None
 
 
 _MODELS = GatewayResponse(200, _JSON_HEADERS, json.dumps({"object": "list", "data": [_MODEL]}).encode())
@@ -243,11 +250,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for chunk in response.chunks:
+        budget = response.drop_after_bytes
+        for index, chunk in enumerate(response.chunks):
+            if index == response.stall_after:
+                time.sleep(response.stall_s)
+            if budget is not None:
+                chunk, budget = chunk[:budget], budget - len(chunk[:budget])
             if chunk:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                 self.wfile.flush()
-        if response.truncate:
+            if budget == 0:
+                break
+        if response.truncate or budget is not None:
             self.close_connection = True
             self.request.shutdown(socket.SHUT_RDWR)
             return

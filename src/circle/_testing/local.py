@@ -241,7 +241,8 @@ class InMemoryTextSearch:
     """The ``TextSearch`` port over an ``InMemoryFileSystem``, with Python's ``re``.
 
     Follows ripgrep's rules as ``RipgrepSearch`` uses it: hidden files searched, ``.git`` and files
-    with a NUL byte skipped, a ``glob`` without ``/`` matched against file names, ``!`` negating.
+    with a NUL byte skipped, a ``glob`` without ``/`` matched against file names, ``!`` negating,
+    ``exclude_globs`` matched against every part of the path, ignoring case.
 
     Attributes:
         queries: Every query received, in order.
@@ -277,6 +278,8 @@ class InMemoryTextSearch:
         for rel in sorted(fs._files_below(real)):
             if ".git" in rel.split("/")[:-1] or (query.glob and not _rg_glob(query.glob, rel)):
                 continue
+            if any(_rg_excluded(glob, rel) for glob in query.exclude_globs):
+                continue
             if posixpath.join(real, rel) in fs.files:  # ripgrep does not follow links
                 targets.append((posixpath.join(path, rel), fs.files[posixpath.join(real, rel)]))
         return targets
@@ -291,6 +294,19 @@ def _rg_glob(glob: str, rel: str) -> bool:
         for g in _expand_braces(glob)
     )
     return hit != negate
+
+
+def _rg_excluded(glob: str, rel: str) -> bool:
+    """ripgrep's ``--iglob '!glob'``: a glob without ``/`` names any part of the path (a folder
+    excludes what is below it), one with ``/`` the whole path; case ignored."""
+    parts = rel.lower().split("/")
+    for g in _expand_braces(glob.lower()):
+        if "/" in g:
+            if _match_parts(_parts(g), parts):
+                return True
+        elif any(fnmatch.fnmatchcase(part, g) for part in parts):
+            return True
+    return False
 
 
 def _grep_file(
@@ -330,6 +346,8 @@ class ProcessCall:
     timeout_s: float
     output_limit: int
     env: dict[str, str] | None
+    stdin: str | None = None
+    separate_stderr: bool = False
 
 
 Script = Mapping[str, ProcessResult | Hang] | Callable[[str], ProcessResult | Hang]
@@ -337,6 +355,9 @@ Script = Mapping[str, ProcessResult | Hang] | Callable[[str], ProcessResult | Ha
 
 class FakeProcessRunner:
     """The ``ProcessRunner`` port answering from a script instead of running anything.
+
+    A scripted result's ``stderr`` stays apart when the call asks for ``separate_stderr``, and is
+    appended to ``output`` when it does not.
 
     Args:
         script: Command -> result (or ``Hang()``), as a mapping or a function.
@@ -361,9 +382,13 @@ class FakeProcessRunner:
         timeout_s: float,
         output_limit: int,
         env: Mapping[str, str] | None = None,
+        stdin: str | None = None,
+        separate_stderr: bool = False,
     ) -> ProcessResult:
         given_env = None if env is None else dict(env)
-        self.calls.append(ProcessCall(command, cwd, timeout_s, output_limit, given_env))
+        self.calls.append(
+            ProcessCall(command, cwd, timeout_s, output_limit, given_env, stdin, separate_stderr)
+        )
         outcome = self._outcome(command)
         if isinstance(outcome, Hang):
             try:
@@ -373,12 +398,15 @@ class FakeProcessRunner:
                 raise
             self.timed_out.append(command)
             outcome = ProcessResult(exit_code=None, output=outcome.output, timed_out=True)
-        output, truncated = _cap(outcome.output, output_limit)
+        stdout = outcome.output if separate_stderr else outcome.output + outcome.stderr
+        output, truncated = _cap(stdout, output_limit)
+        stderr, stderr_truncated = _cap(outcome.stderr, output_limit) if separate_stderr else ("", False)
         return ProcessResult(
             exit_code=outcome.exit_code,
             output=output,
             timed_out=outcome.timed_out,
-            truncated=outcome.truncated or truncated,
+            truncated=outcome.truncated or truncated or stderr_truncated,
+            stderr=stderr,
         )
 
     def _outcome(self, command: str) -> ProcessResult | Hang:

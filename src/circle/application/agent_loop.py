@@ -11,7 +11,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import JsonValue
 
@@ -203,12 +203,17 @@ class AgentLoop:
         return Message(role="tool", parts=(part,))
 
     async def _invoke(self, call: ToolCallPart) -> ToolOutput:
-        """Run a call, its name and arguments mended when clear and checked against the schema."""
+        """Run a call, its name and arguments mended when clear and checked against the schema.
+
+        Saved secrets written ``%NAME%`` get their values only here, as the tool runs (its approval
+        shows ``%NAME%``); the values are written ``%NAME%`` again in the output.
+        """
         checked = check_call(call, {spec.name: spec.parameters for spec in self._specs})
         if isinstance(checked, RepairError):
             return ToolOutput(checked.message, is_error=True)
         try:
-            output = await self.tools[checked.name].invoke(checked.arguments, self.context)
+            arguments = self.context.secrets.expand(checked.arguments)
+            output = await self.tools[checked.name].invoke(arguments, self.context)
         except ToolError as exc:
             output = ToolOutput(exc.message, is_error=True)
         except asyncio.CancelledError:
@@ -216,7 +221,8 @@ class AgentLoop:
         except Exception as exc:
             log.exception("tool %s crashed", checked.name)
             output = ToolOutput(f"{checked.name} failed: {type(exc).__name__}: {exc}", is_error=True)
-        return with_repair_note(output, checked)
+        output = with_repair_note(output, checked)
+        return replace(output, text=self.context.secrets.mask(output.text))
 
     async def _record_interruption(self, conversation: Conversation) -> None:
         for result in close_unanswered(conversation.messages):

@@ -84,6 +84,18 @@ class BudgetWarned:
 
 
 @dataclass(frozen=True, slots=True)
+class RetryScheduled:
+    """A model request failed and is sent again after ``delay_ms``; the answer streamed so far,
+    if any, is void (the new attempt starts it again). ``attempt`` counts retries of ``kind``."""
+
+    kind: str
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorReported:
     code: str
     message: str
@@ -98,6 +110,7 @@ AgentEvent = (
     | ToolExecutionEnded
     | TurnEnded
     | BudgetWarned
+    | RetryScheduled
     | ErrorReported
 )
 
@@ -109,6 +122,7 @@ __all__ = [
     "MessageEnded",
     "MessageStarted",
     "MessageUpdated",
+    "RetryScheduled",
     "ToolExecutionEnded",
     "ToolExecutionStarted",
     "TurnEnded",

@@ -27,6 +27,7 @@ from circle.domain.messages import Message, Part, StopReason, TextPart, Thinking
 from circle.domain.model import (
     AnswerAssembler,
     ModelRequest,
+    StreamRestarted,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -110,6 +111,9 @@ async def _stream(
                     index = call_index
                 case ToolCallDelta(arguments=arguments):
                     events.emit(MessageUpdated(kind="toolcall", delta=arguments, content_index=index))
+                case StreamRestarted():  # a retry: the answer starts again (the assembler forgot it)
+                    detectors = {"text": RepetitionDetector(), "thinking": RepetitionDetector()}
+                    index = -1
                 case _:
                     pass
     finally:

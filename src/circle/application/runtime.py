@@ -8,13 +8,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from circle.domain.errors import ConfigError, StorageError
+from circle.domain.retry import TimeoutPolicy
+from circle.domain.secrets import Secrets
 from circle.domain.thinking import ThinkingLevel
 
 from .agent_loop import AgentLoop, LoopSettings
 from .context.system_prompt import Environment, PromptOptions, build_system_prompt
 from .conversation import Conversation
 from .event_bus import EventBus
+from .model_guard import GuardedModel
 from .ports.approver import Approver
+from .ports.clock import Clock
 from .ports.file_system import FileSystem
 from .ports.image_codec import ImageCodec
 from .ports.model_catalog import ModelCatalog, NoCatalog
@@ -38,7 +42,13 @@ class RuntimeOptions:
     max_rounds: int | None = None
     thinking: ThinkingLevel | None = None
     env: dict[str, str] = field(default_factory=dict)
+    """The whole environment for commands, secrets stripped; empty means the process's own."""
     budget_usd: float | None = None
+    secrets: Secrets = field(default_factory=Secrets)
+    """Saved secrets the model writes ``%NAME%`` (secrets.json)."""
+    timeouts: TimeoutPolicy | None = None
+    """With a policy, every session's model is a :class:`GuardedModel` (retries, deadlines,
+    rejected parameters dropped); without one it is used as it is (scripted models, tests)."""
 
 
 @dataclass
@@ -51,6 +61,7 @@ class Ports:
     approver: Approver
     catalog: ModelCatalog = field(default_factory=NoCatalog)
     images: ImageCodec | None = None
+    clock: Clock | None = None
 
 
 class Runtime:
@@ -109,11 +120,12 @@ class Runtime:
             approver=self.ports.approver,
             env=self.options.env,
             images=self.ports.images,
+            secrets=self.options.secrets,
         )
         info = self.ports.catalog.lookup(self.options.model)
         thinking = self.options.thinking if info.reasoning or not info.known else None
         loop = AgentLoop(
-            model=self.ports.model,
+            model=self.session_model(),
             tools=self.select_tools(),
             context=context,
             events=self.events,
@@ -128,6 +140,17 @@ class Runtime:
             catalog=self.ports.catalog,
         )
         return AgentSession(loop, conversation)
+
+    def session_model(self) -> ModelClient:
+        """The model a new session talks to: guarded when ``options.timeouts`` is set."""
+        if self.options.timeouts is None:
+            return self.ports.model
+        return GuardedModel(
+            self.ports.model,
+            clock=self.ports.clock,
+            timeouts=self.options.timeouts,
+            on_retry=self.events.emit,
+        )
 
     async def aclose(self) -> None:
         await self.ports.model.aclose()

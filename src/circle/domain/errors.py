@@ -60,12 +60,16 @@ class ModelHTTPError(ModelError):
         status: int,
         retry_after: float | None = None,
         should_retry: bool | None = None,
+        param: str | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+        """Seconds the endpoint asked to wait (``retry-after-ms`` or ``retry-after``), if it did."""
         self.should_retry = should_retry
         """``x-should-retry`` as the endpoint sent it (None when absent)."""
+        self.param = param
+        """The request parameter the error body names (OpenAI's ``error.param``), if any."""
 
 
 class RateLimitedError(ModelHTTPError):

@@ -32,6 +32,8 @@ class ModelRequest:
     tools: tuple[ToolSpec, ...] = ()
     max_output_tokens: int | None = None
     thinking: ThinkingLevel | None = None
+    drop_parameters: frozenset[str] = frozenset()
+    """Optional body parameters to leave out: the endpoint rejected them (see ``endpoint_hints``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +82,30 @@ class Finished:
     scope: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ResponseStarted:
+    """The endpoint accepted the request and its answer began (a 200's headers came).
+
+    Carries no content; it lets a watcher tell "no answer yet" from "a silent stream".
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRestarted:
+    """The answer so far is void and starts again (a retry after a timeout or a dropped
+    connection mid-answer): whatever was assembled from earlier events is dropped."""
+
+
 ModelEvent = (
-    TextDelta | ThinkingDelta | ToolCallStarted | ToolCallDelta | ToolCallEnded | UsageReported | Finished
+    TextDelta
+    | ThinkingDelta
+    | ToolCallStarted
+    | ToolCallDelta
+    | ToolCallEnded
+    | UsageReported
+    | Finished
+    | ResponseStarted
+    | StreamRestarted
 )
 
 
@@ -97,10 +121,14 @@ class AnswerAssembler:
     """Folds a stream of :data:`ModelEvent` into the assistant message it describes.
 
     Parts keep the order in which they started. A stream that ends without :class:`Finished`
-    yields a message whose stop reason is ``incomplete``.
+    yields a message whose stop reason is ``incomplete``; :class:`StreamRestarted` forgets
+    everything assembled so far.
     """
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self._parts: list[TextPart | ThinkingPart | _OpenCall] = []
         self._calls: dict[int, _OpenCall] = {}
         self._usage = Usage()
@@ -110,6 +138,8 @@ class AnswerAssembler:
 
     def add(self, event: ModelEvent) -> None:
         match event:
+            case StreamRestarted():
+                self._reset()
             case TextDelta(text=text):
                 last = self._parts[-1] if self._parts else None
                 if isinstance(last, TextPart):
@@ -199,6 +229,8 @@ __all__ = [
     "Finished",
     "ModelEvent",
     "ModelRequest",
+    "ResponseStarted",
+    "StreamRestarted",
     "TextDelta",
     "ThinkingDelta",
     "ToolCallDelta",

@@ -6,6 +6,7 @@ Entrypoints and :class:`circle.Agent` call the providers explicitly; tests overr
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from dependency_injector import containers, providers
 
 from circle.application.approvals import AllowAll
 from circle.application.ports.approver import Approver
+from circle.application.ports.clock import Clock
 from circle.application.ports.file_system import FileSystem
 from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.model_catalog import ModelCatalog
@@ -27,6 +29,7 @@ from circle.application.ports.text_search import TextSearch
 from circle.application.runtime import Ports, Runtime, RuntimeOptions
 from circle.domain.catalog import ModelOverride, refresh_allowed
 from circle.domain.errors import ConfigError
+from circle.domain.retry import TimeoutPolicy
 from circle.domain.settings import Endpoint
 
 ADAPTERS: dict[str, str] = {
@@ -39,6 +42,7 @@ ADAPTERS: dict[str, str] = {
     "search.ripgrep": "circle.adapters.local.search:RipgrepSearch",
     "processes.local": "circle.adapters.local.processes:LocalProcessRunner",
     "images.pillow": "circle.adapters.local.images:PillowImageCodec",
+    "clock.system": "circle.adapters.local.clock:SystemClock",
     "catalog.models-dev": "circle.adapters.catalog.models_dev:ModelsDevCatalog",
 }
 
@@ -49,12 +53,14 @@ def make(name: str, *args: object, **kwargs: object) -> object:
     return getattr(importlib.import_module(module), attr)(*args, **kwargs)
 
 
-def make_model(endpoint: Endpoint) -> object:
+def make_model(endpoint: Endpoint, timeouts: TimeoutPolicy | None = None) -> object:
+    """The endpoint's protocol adapter. Under a timeout policy (the runtime's guard keeps the
+    deadlines) the SDK's own timeout is only a backstop, longer than any deadline of the policy."""
     name = f"model.{endpoint.protocol}"
     if name not in ADAPTERS:
-        raise ConfigError(
-            f"the {endpoint.protocol} protocol is not available in this version"
-        )
+        raise ConfigError(f"the {endpoint.protocol} protocol is not available in this version")
+    if timeouts is not None:
+        endpoint = dataclasses.replace(endpoint, timeout_s=max(endpoint.timeout_s, timeouts.longest_s + 60))
     return make(name, endpoint)
 
 
@@ -94,7 +100,8 @@ class Container(containers.DeclarativeContainer):
         providers.Callable(lambda c: Path(":memory:") if c.ephemeral else c.store_path, config),
     )
     trust = providers.Singleton(make, "trust.sqlite", config.provided.store_path)
-    model = providers.Singleton(make_model, config.provided.endpoint)
+    model = providers.Singleton(make_model, config.provided.endpoint, config.provided.options.timeouts)
+    clock = providers.Singleton(make, "clock.system")
     files = providers.Singleton(make, "files.local")
     search = providers.Singleton(make, "search.ripgrep")
     processes = providers.Singleton(make, "processes.local")
@@ -115,6 +122,7 @@ def build_runtime(container: Container) -> Runtime:
         approver=cast(Approver, container.approver()),
         images=cast(ImageCodec, container.images()),
         catalog=cast(ModelCatalog, container.catalog()),
+        clock=cast(Clock, container.clock()),
     )
     return Runtime(ports, config.options)
 

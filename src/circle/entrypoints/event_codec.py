@@ -14,6 +14,7 @@ from circle.application.events import (
     MessageEnded,
     MessageStarted,
     MessageUpdated,
+    RetryScheduled,
     ToolExecutionEnded,
     ToolExecutionStarted,
     TurnEnded,
@@ -128,6 +129,15 @@ def event_json(event: AgentEvent) -> dict[str, JsonValue]:
             return data
         case BudgetWarned(spent=spent, limit=limit, message=message):
             return {"type": "budget_warning", "spent_usd": spent, "limit_usd": limit, "message": message}
+        case RetryScheduled(kind=kind, attempt=attempt, max_attempts=most, delay_ms=delay, error=error):
+            return {
+                "type": "retry",
+                "kind": kind,
+                "attempt": attempt,
+                "max_attempts": most,
+                "delay_ms": delay,
+                "error": error,
+            }
         case ErrorReported(code=code, message=message):
             return {"type": "error", "code": code, "message": message}
         case _:

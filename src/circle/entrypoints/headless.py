@@ -11,15 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from circle.adapters._shared.settings_files import data_dir, load_credentials, load_settings
+from circle.adapters._shared.settings_files import data_dir, load_credentials, load_secrets, load_settings
 from circle.application.agent_loop import TurnResult
 from circle.application.approvals import AllowAll, DenyChanges
 from circle.application.context.system_prompt import PromptOptions
-from circle.application.events import AgentEvent, BudgetWarned
+from circle.application.events import AgentEvent, BudgetWarned, RetryScheduled
 from circle.application.ports.approver import ApprovalDecision, ApprovalRequest, Approver
 from circle.application.runtime import Runtime, RuntimeOptions
 from circle.application.session import AgentSession
 from circle.domain.errors import CircleError, ConfigError, UntrustedFolderError
+from circle.domain.retry import TimeoutPolicy, retry_line
+from circle.domain.secrets import Secrets, scrub_environment
 from circle.domain.settings import resolve_endpoint
 from circle.domain.thinking import ThinkingLevel, parse_level
 
@@ -74,6 +76,10 @@ class Notices:
         if isinstance(event, BudgetWarned):
             self.err.write(f"circle: warning: {event.message}\n")
             self.err.flush()
+        elif isinstance(event, RetryScheduled):
+            line = retry_line(event.kind, event.attempt, event.max_attempts, event.delay_ms / 1000)
+            self.err.write(f"circle: {line} ({event.error})\n")
+            self.err.flush()
 
 
 class TtyApprover:
@@ -104,6 +110,7 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
     endpoint = await settle_protocol(endpoint, data)
     if not endpoint.model:
         raise ConfigError('no model chosen: pass --model, set CIRCLE_MODEL, or put "model" in settings.json')
+    secrets = Secrets(load_secrets(data))
     options = RuntimeOptions(
         workspace=str(opts.workspace),
         model=endpoint.model,
@@ -116,6 +123,9 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         max_rounds=opts.max_turns,
         thinking=_thinking(opts.thinking or settings.thinking),
         budget_usd=opts.max_budget_usd if opts.max_budget_usd is not None else settings.budget_usd,
+        timeouts=TimeoutPolicy.from_env(env),
+        env=scrub_environment(env, secrets),
+        secrets=secrets,
     )
     return Config(
         workspace=opts.workspace,

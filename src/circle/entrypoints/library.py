@@ -19,6 +19,7 @@ from circle.application.ports.session_store import SessionStore
 from circle.application.runtime import Runtime, RuntimeOptions
 from circle.application.session import AgentSession
 from circle.domain.errors import ConfigError
+from circle.domain.retry import TimeoutPolicy
 from circle.domain.settings import resolve_endpoint
 
 from .container import Config, Container, build_runtime
@@ -90,6 +91,7 @@ class Agent:
             exclude_tools=exclude_tools,
             max_rounds=max_turns,
             budget_usd=max_budget_usd if max_budget_usd is not None else settings.budget_usd,
+            timeouts=None if model_client is not None else TimeoutPolicy.from_env(env),
         )
         if not options.model:
             raise ConfigError("no model chosen: pass model=..., or set CIRCLE_MODEL")

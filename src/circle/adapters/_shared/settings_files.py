@@ -1,14 +1,20 @@
-"""settings.json and credentials.json: where they are and what they say."""
+"""settings.json, credentials.json, approvals.json and hooks.json: where they are and what they say."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from circle.domain.approval_rules import Rule, RuleLayer, parse_rules
 from circle.domain.errors import ConfigError
+from circle.domain.hooks import HookConfig, ProjectHooksState, parse_hooks
+from circle.domain.secrets import SECRET_NAME
 from circle.domain.settings import SettingsFile, merge_files, parse_settings_file
+
+HOOKS_APPROVED = "hooks_approved.json"
 
 
 def data_dir(env: Mapping[str, str]) -> Path:
@@ -22,18 +28,9 @@ def data_dir(env: Mapping[str, str]) -> Path:
 
 
 def _read_json(path: Path) -> object:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
-    if not text.strip():
-        return None
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(f"{path} is not valid JSON: {exc}") from None
+    """The parsed JSON in ``path``; None when the file is missing or blank."""
+    content = _read_bytes(path)
+    return None if content is None else _parse_json(content, path)
 
 
 def load_settings(
@@ -51,6 +48,108 @@ def load_settings(
     return settings
 
 
+def load_approval_rules(path: Path) -> list[Rule]:
+    """The rules of one approvals.json; none when it is missing or empty.
+
+    Raises:
+        ConfigError: the file cannot be read, is not JSON, or does not hold rules.
+    """
+    return parse_rules(_read_json(path), source=str(path))
+
+
+def load_rule_layers(
+    data: Path, workspace: Path | None = None, *, project_trusted: bool = False
+) -> dict[RuleLayer, list[Rule]]:
+    """The person's approvals.json (``user``) and, for a trusted project, its .circle/approvals.json."""
+    layers: dict[RuleLayer, list[Rule]] = {"user": load_approval_rules(data / "approvals.json")}
+    if workspace is not None and project_trusted:
+        layers["project"] = load_approval_rules(workspace / ".circle" / "approvals.json")
+    return layers
+
+
+def load_hooks(data: Path, workspace: Path | None = None, *, project_trusted: bool = False) -> HookConfig:
+    """The person's hooks.json, with a trusted project's .circle/hooks.json once it is approved.
+
+    A project file that is new or changed since the person approved it is left out and named in
+    ``unapproved``; :func:`approve_project_hooks` approves it as it is.
+    """
+    path = data / "hooks.json"
+    config = parse_hooks(_read_json(path), source=str(path), origin="user")
+    if workspace is None or not project_trusted:
+        return config
+    project = workspace / ".circle" / "hooks.json"
+    content = _read_bytes(project)
+    state = _hooks_state(data, project, content)
+    if state == "approved" and content is not None:
+        return config.merged(
+            parse_hooks(_parse_json(content, project), source=str(project), origin="project")
+        )
+    if state in ("new", "changed"):
+        return config.merged(HookConfig(unapproved=(str(project),)))
+    return config
+
+
+def project_hooks_state(data: Path, path: Path) -> ProjectHooksState:
+    """Whether the project hooks file at ``path`` is as the person approved it (hooks_approved.json)."""
+    return _hooks_state(data, path, _read_bytes(path))
+
+
+def approve_project_hooks(data: Path, path: Path) -> str:
+    """Record the project hooks file at ``path``, as it is now, as approved; return its sha256."""
+    content = _read_bytes(path)
+    if content is None:
+        raise ConfigError(f"there is no {path} to approve")
+    digest = hashlib.sha256(content).hexdigest()
+    store = data / HOOKS_APPROVED
+    try:
+        raw = _read_json(store)
+    except ConfigError:
+        raw = None
+    entries = raw if isinstance(raw, dict) else {}
+    entries[str(path.resolve())] = digest
+    _write_json(store, entries)
+    return digest
+
+
+def _hooks_state(data: Path, path: Path, content: bytes | None) -> ProjectHooksState:
+    if content is None:
+        return "absent"
+    try:
+        raw = _read_json(data / HOOKS_APPROVED)
+    except ConfigError:
+        raw = None
+    approved = raw.get(str(path.resolve())) if isinstance(raw, dict) else None
+    if approved is None:
+        return "new"
+    return "approved" if approved == hashlib.sha256(content).hexdigest() else "changed"
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _parse_json(content: bytes, path: Path) -> object:
+    text = content.decode("utf-8", errors="replace")
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON: {exc}") from None
+
+
+def _write_json(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(value, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def load_credentials(data: Path) -> dict[str, str]:
     """credentials.json (kept 0600): string values only."""
     path = data / "credentials.json"
@@ -60,6 +159,26 @@ def load_credentials(data: Path) -> dict[str, str]:
     if not isinstance(raw, dict):
         raise ConfigError(f"{path} must hold a JSON object")
     return {str(k): v for k, v in raw.items() if isinstance(v, str)}
+
+
+def load_secrets(data: Path) -> dict[str, str]:
+    """secrets.json (kept 0600): ``{"NAME": "value"}``, the secrets the model writes ``%NAME%``.
+
+    Raises:
+        ConfigError: The file is not JSON, not an object, or has a bad name or a value that is not text.
+    """
+    path = data / "secrets.json"
+    raw = _read_json(path)
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f'{path} must hold a JSON object: {{"NAME": "value"}}')
+    for name, value in raw.items():
+        if not SECRET_NAME.fullmatch(name):
+            raise ConfigError(f"{path}: {name!r} is not a secret name (letters, digits and _)")
+        if not isinstance(value, str):
+            raise ConfigError(f"{path}: the value of {name} must be a string")
+    return {str(name): str(value) for name, value in raw.items()}
 
 
 def save_credentials(data: Path, values: Mapping[str, str]) -> None:

@@ -1,7 +1,10 @@
 """LocalProcessRunner: the ``ProcessRunner`` port with bash, each command in its own process group.
 
 The command runs as ``bash -c`` (``sh -c`` where there is no bash) in a new session, so its process
-group holds everything it starts. stdout and stderr share one pipe, so their lines keep their order.
+group holds everything it starts. stdout and stderr share one pipe, so their lines keep their order;
+with ``separate_stderr`` stderr has a pipe of its own. ``stdin`` is written to the command's input
+while it runs, then closed (a command that does not read it is fine); without it the input is
+``/dev/null``.
 
 - Output is read as it comes; past ``output_limit`` characters only the head and the tail are kept,
   joined by a line ``… N characters cut …``, and ``truncated`` is set.
@@ -49,45 +52,70 @@ class LocalProcessRunner:
         timeout_s: float,
         output_limit: int,
         env: Mapping[str, str] | None = None,
+        stdin: str | None = None,
+        separate_stderr: bool = False,
     ) -> ProcessResult:
         shell = self._shell or ("/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh")
-        read_fd, write_fd = os.pipe()
-        reader = asyncio.StreamReader(limit=_CHUNK)
-        pipe = os.fdopen(read_fd, "rb", buffering=0)
-        try:
-            transport, _ = await asyncio.get_running_loop().connect_read_pipe(
-                lambda: asyncio.StreamReaderProtocol(reader), pipe
-            )
-        except BaseException:
-            pipe.close()
-            os.close(write_fd)
-            raise
+        transports: list[asyncio.BaseTransport] = []
+        write_fds: list[int] = []
         try:
             try:
+                out = await _open_pipe(transports, write_fds)
+                err = await _open_pipe(transports, write_fds) if separate_stderr else None
                 proc = await asyncio.create_subprocess_exec(
                     shell,
                     "-c",
                     command,
                     cwd=cwd,
                     env=dict(env) if env is not None else None,
-                    stdin=asyncio.subprocess.DEVNULL,
-                    stdout=write_fd,
-                    stderr=asyncio.subprocess.STDOUT,
+                    stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+                    stdout=write_fds[0],
+                    stderr=asyncio.subprocess.STDOUT if err is None else write_fds[1],
                     start_new_session=True,
                 )
             finally:
-                os.close(write_fd)
-            return await _supervise(proc, reader, timeout_s=timeout_s, output_limit=output_limit)
+                for fd in write_fds:
+                    os.close(fd)
+            streams = [(out, _Output(output_limit))]
+            if err is not None:
+                streams.append((err, _Output(output_limit)))
+            feed = None if stdin is None or proc.stdin is None else (proc.stdin, stdin.encode())
+            return await _supervise(proc, streams, feed=feed, timeout_s=timeout_s)
         finally:
-            transport.close()
+            for transport in transports:
+                transport.close()
+
+
+async def _open_pipe(transports: list[asyncio.BaseTransport], write_fds: list[int]) -> asyncio.StreamReader:
+    """A pipe whose read end feeds the returned reader; its transport and write end go to the lists."""
+    read_fd, write_fd = os.pipe()
+    reader = asyncio.StreamReader(limit=_CHUNK)
+    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    try:
+        transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+    except BaseException:
+        pipe.close()
+        os.close(write_fd)
+        raise
+    transports.append(transport)
+    write_fds.append(write_fd)
+    return reader
 
 
 async def _supervise(
-    proc: asyncio.subprocess.Process, reader: asyncio.StreamReader, *, timeout_s: float, output_limit: int
+    proc: asyncio.subprocess.Process,
+    streams: list[tuple[asyncio.StreamReader, _Output]],
+    *,
+    feed: tuple[asyncio.StreamWriter, bytes] | None,
+    timeout_s: float,
 ) -> ProcessResult:
     """Collect the output while the command runs; stop its group on timeout or cancellation."""
-    output = _Output(output_limit)
-    reading = asyncio.create_task(_read_all(reader, output))
+    reading = asyncio.create_task(_read_streams(streams))
+    feeding = asyncio.create_task(_feed(*feed)) if feed is not None else None
+    output = streams[0][1]
+    errors = streams[1][1] if len(streams) > 1 else None
     try:
         try:
             async with asyncio.timeout(timeout_s):
@@ -95,17 +123,39 @@ async def _supervise(
         except TimeoutError:
             await _stop_group(proc, grace=TERM_GRACE_S)
             await _finish_reading(reading, proc.pid)
-            return ProcessResult(
-                exit_code=None, output=output.text(), timed_out=True, truncated=output.truncated
-            )
+            return _result(None, output, errors, timed_out=True)
         await _finish_reading(reading, proc.pid)
-        return ProcessResult(exit_code=proc.returncode, output=output.text(), truncated=output.truncated)
+        return _result(proc.returncode, output, errors, timed_out=False)
     except BaseException:  # cancelled (or failed): take the whole group down with us
         await _stop_group(proc, grace=CANCEL_GRACE_S)
         raise
     finally:
-        reading.cancel()
-        await asyncio.wait([reading])
+        tasks = [reading] if feeding is None else [reading, feeding]
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
+
+
+def _result(
+    exit_code: int | None, output: _Output, errors: _Output | None, *, timed_out: bool
+) -> ProcessResult:
+    return ProcessResult(
+        exit_code=exit_code,
+        output=output.text(),
+        timed_out=timed_out,
+        truncated=output.truncated or (errors is not None and errors.truncated),
+        stderr=errors.text() if errors is not None else "",
+    )
+
+
+async def _feed(stdin: asyncio.StreamWriter, data: bytes) -> None:
+    """Write ``data`` to the command's input and close it; a command that stops reading is fine."""
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stdin.write(data)
+        await stdin.drain()
+    stdin.close()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        await stdin.wait_closed()
 
 
 class _Output:
@@ -151,6 +201,10 @@ async def _read_all(reader: asyncio.StreamReader, output: _Output) -> None:
     while chunk := await reader.read(_CHUNK):
         output.feed(chunk)
     output.feed(b"", final=True)
+
+
+async def _read_streams(streams: list[tuple[asyncio.StreamReader, _Output]]) -> None:
+    await asyncio.gather(*(_read_all(reader, output) for reader, output in streams))
 
 
 async def _finish_reading(reading: asyncio.Task[None], pgid: int) -> None:

@@ -8,7 +8,8 @@ are still reported, as ``ValueError``. A file given as ``path`` is searched what
 
 ``rg`` runs in the searched folder: ripgrep matches a ``glob`` holding ``/`` against the path relative
 to its working directory, so ``src/*.py`` means the same as it does to ``FileSystem.glob``. One without
-``/`` matches file names at any depth (``*.py``); ``!`` excludes.
+``/`` matches file names at any depth (``*.py``); ``!`` excludes. ``exclude_globs`` go last, as
+``--iglob '!…'``, so they win over ``glob`` and ignore case.
 
 The result is sorted by path, then line, so it does not depend on ripgrep's threads. ``max_matches``
 bounds the matching lines: on the next match ripgrep is stopped and ``truncated`` set; the trailing
@@ -109,6 +110,8 @@ def _arguments(query: GrepQuery, path: str) -> list[str]:
         args += ["--context", str(query.context)]
     if query.glob:
         args += ["--glob", query.glob]
+    for excluded in query.exclude_globs:
+        args += ["--iglob", f"!{excluded}"]
     return [*args, "--regexp", query.pattern, "--", path]
 
 

@@ -31,6 +31,7 @@ from collections import OrderedDict
 from collections.abc import Collection, Iterable
 from typing import Any, Literal, NamedTuple
 
+from circle.domain.endpoint_hints import request_keys
 from circle.domain.messages import (
     DocumentPart,
     ImagePart,
@@ -243,6 +244,8 @@ class RequestEncoder:
             if budget >= max_tokens:  # Anthropic counts thinking inside max_tokens
                 head["max_tokens"] = budget + max_tokens
             head["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        for key in request_keys(request.drop_parameters) - {"model", "stream", "max_tokens"}:
+            head.pop(key, None)
         pieces = [_dumps(head)[:-1]]
         if request.system:
             if self._system[0] != request.system:

@@ -17,7 +17,8 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from circle.domain.errors import ModelError, ProviderProtocolError
+from circle.domain.endpoint_hints import request_keys
+from circle.domain.errors import ModelStreamError, ProviderProtocolError
 from circle.domain.messages import (
     DocumentPart,
     ImagePart,
@@ -42,7 +43,7 @@ from circle.domain.model import (
 )
 from circle.domain.thinking import reasoning_effort
 
-from ._openai_common import error_text
+from ._openai_common import error_text, stream_error_status
 
 Wire = dict[str, Any]
 
@@ -140,12 +141,14 @@ class RequestEncoder:
         return text
 
     def encode(self, request: ModelRequest, *, model: str) -> bytes:
-        """The JSON body of a streamed ``/chat/completions`` request."""
+        """The JSON body of a streamed ``/chat/completions`` request, without dropped parameters."""
         head: Wire = {"model": model, "stream": True, "stream_options": {"include_usage": True}}
         if request.max_output_tokens is not None:
             head["max_tokens"] = request.max_output_tokens
         if request.thinking:
             head["reasoning_effort"] = reasoning_effort(request.thinking)
+        for key in request_keys(request.drop_parameters) - {"model", "stream"}:
+            head.pop(key, None)
         pieces = [_dumps(head)[:-1]]
         if request.tools:
             if self._tools[0] != request.tools:
@@ -184,7 +187,10 @@ class ChunkTranslator:
             raise ProviderProtocolError(f"the endpoint sent a chunk that is not an object: {chunk!r:.200}")
         error = chunk.get("error")
         if (error or event == "error") and self._stop is None:
-            raise ModelError(f"the endpoint failed mid-answer: {error_text(error or chunk)}")
+            raise ModelStreamError(
+                f"the endpoint failed mid-answer: {error_text(error or chunk)}",
+                status=stream_error_status(error or chunk),
+            )
         events: list[ModelEvent] = []
         if isinstance(model := chunk.get("model"), str) and model:
             self._model = model

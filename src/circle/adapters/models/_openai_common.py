@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import html
 import json
 import re
-import time
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
@@ -29,6 +27,8 @@ from circle.domain.errors import (
     RateLimitedError,
 )
 from circle.domain.settings import Endpoint
+
+from ._error_hints import connection_kind, retry_hints
 
 if TYPE_CHECKING:
     import httpx2
@@ -159,32 +159,82 @@ def translate_error(exc: Exception, endpoint: Endpoint) -> ModelError:
         return _status_error(exc.status_code, exc.body, exc.response.headers)
     if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
         return ModelConnectionError(
-            f"cannot reach {base_url}: no answer within {endpoint.timeout_s:g} s (see CIRCLE_LLM_TIMEOUT)"
+            f"cannot reach {base_url}: no answer within {endpoint.timeout_s:g} s (see CIRCLE_LLM_TIMEOUT)",
+            kind="timeout",
         )
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc
         detail = _one_line(str(cause)) or type(cause).__name__
-        return ModelConnectionError(f"cannot reach {base_url}: {detail}")
+        kind = connection_kind(exc)
+        return ModelConnectionError(f"cannot reach {base_url}: {detail}", kind=kind)
     if isinstance(exc, httpx2.HTTPError | httpx2.StreamError):
         detail = _one_line(str(exc)) or type(exc).__name__
-        return ModelConnectionError(f"the connection to {base_url} broke mid-answer: {detail}")
+        kind = connection_kind(exc)
+        return ModelConnectionError(f"the connection to {base_url} broke mid-answer: {detail}", kind=kind)
     return ModelError(f"the OpenAI SDK failed: {_one_line(str(exc)) or type(exc).__name__}")
 
 
 def _status_error(status: int, body: object, headers: Mapping[str, str]) -> ModelError:
     detail = _body_text(body) or "(no details in the answer)"
-    retry_after = _retry_after(headers)
+    retry_after, should_retry = retry_hints(headers)
+
+    def http_error(
+        message: str, *, cls: type[ModelHTTPError] = ModelHTTPError, param: object = None
+    ) -> ModelError:
+        named = param if isinstance(param, str) else None
+        return cls(message, status=status, retry_after=retry_after, should_retry=should_retry, param=named)
+
     if status in (401, 403):
-        return ModelHTTPError(f"the endpoint refused the API key ({status}): {detail}", status=status)
+        return http_error(f"the endpoint refused the API key ({status}): {detail}")
     if status == 404:
-        return ModelHTTPError(f"model or URL not found (404): {detail}", status=status)
+        return http_error(f"model or URL not found (404): {detail}")
     if status == 429:
         wait = f" (retry after {retry_after:g} s)" if retry_after is not None else ""
-        return RateLimitedError(f"rate limited (429){wait}: {detail}", status=status, retry_after=retry_after)
-    code = body.get("code") if isinstance(body, dict) else None
+        return http_error(f"rate limited (429){wait}: {detail}", cls=RateLimitedError)
+    error = body.get("error", body) if isinstance(body, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    if isinstance(body, dict) and code is None:
+        code = body.get("code")
     if status in (400, 413, 422) and (code == "context_length_exceeded" or _CONTEXT_OVERFLOW.search(detail)):
         return ContextOverflowError(f"the request is larger than the model's context ({status}): {detail}")
-    return ModelHTTPError(f"the endpoint answered {status}: {detail}", status=status, retry_after=retry_after)
+    param = error.get("param") if isinstance(error, dict) else None
+    return http_error(f"the endpoint answered {status}: {detail}", param=param)
+
+
+_STREAM_STATUSES = (
+    ("rate_limit", 429),
+    ("quota", 429),
+    ("overloaded", 529),
+    ("timeout", 504),
+    ("unavailable", 503),
+    ("server_error", 500),
+    ("internal", 500),
+    ("api_error", 500),
+    ("invalid_request", 400),
+    ("authentication", 401),
+    ("permission", 403),
+    ("not_found", 404),
+)
+
+
+def stream_error_status(error: object) -> int | None:
+    """The HTTP equivalent of an error reported inside a stream, from its code, type or status.
+
+    A failed tool-call generation (Groq's ``tool_use_failed``) has none: another try may differ.
+    """
+    if not isinstance(error, dict):
+        return None
+    if "error" in error and isinstance(error["error"], dict):
+        error = error["error"]
+    assert isinstance(error, dict)
+    if error.get("code") == "tool_use_failed":
+        return None
+    for key in ("status_code", "status", "code"):
+        value = error.get(key)
+        if isinstance(value, int) and 400 <= value < 600:
+            return value
+    words = " ".join(str(error.get(key) or "") for key in ("code", "type")).lower()
+    return next((status for word, status in _STREAM_STATUSES if word in words), None)
 
 
 def _body_text(body: object) -> str:
@@ -202,21 +252,6 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
-    with contextlib.suppress(ValueError):
-        if (millis := headers.get("retry-after-ms")) is not None:
-            return max(float(millis) / 1000, 0.0)
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    with contextlib.suppress(ValueError):
-        return max(float(value), 0.0)
-    with contextlib.suppress(TypeError, ValueError, OverflowError):
-        return max(email.utils.parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
-    return None
-
-
 __all__ = [
     "SSEDecoder",
     "drain",
@@ -224,5 +259,6 @@ __all__ = [
     "parse_json",
     "post_streamed",
     "sdk_client",
+    "stream_error_status",
     "translate_error",
 ]

@@ -25,7 +25,8 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from circle.domain.errors import ModelError, ProviderProtocolError
+from circle.domain.endpoint_hints import request_keys
+from circle.domain.errors import ModelStreamError, ProviderProtocolError
 from circle.domain.messages import (
     DocumentPart,
     ImagePart,
@@ -52,7 +53,7 @@ from circle.domain.model import (
 )
 from circle.domain.thinking import reasoning_effort
 
-from ._openai_common import error_text
+from ._openai_common import error_text, stream_error_status
 
 Wire = dict[str, Any]
 
@@ -189,6 +190,8 @@ class RequestEncoder:
             head["reasoning"] = {"effort": reasoning_effort(request.thinking), "summary": "auto"}
         if request.max_output_tokens is not None:
             head["max_output_tokens"] = request.max_output_tokens
+        for key in request_keys(request.drop_parameters) - {"model", "stream"}:
+            head.pop(key, None)
         pieces = [_dumps(head)[:-1]]
         if request.system:
             if self._system[0] != request.system:
@@ -276,7 +279,10 @@ class EventTranslator:
             case "response.completed" | "response.incomplete" | "response.failed":
                 return self._terminal(kind, event)
             case "error":
-                raise ModelError(f"the endpoint failed mid-answer: {error_text(event.get('error') or event)}")
+                error = event.get("error") or event
+                raise ModelStreamError(
+                    f"the endpoint failed mid-answer: {error_text(error)}", status=stream_error_status(error)
+                )
             case _:  # created, in_progress, queued and the rest: ignored by rule (module docstring)
                 self._note_model(event)
                 return []
@@ -288,7 +294,9 @@ class EventTranslator:
         if status in ("completed", "incomplete", "failed"):
             return self.feed({"type": f"response.{status}", "response": response})
         if response.get("error"):
-            raise ModelError(f"the endpoint failed: {error_text(response['error'])}")
+            error = response["error"]
+            status = stream_error_status(error)
+            raise ModelStreamError(f"the endpoint failed: {error_text(error)}", status=status)
         return []
 
     def _index(self, event: Wire) -> int:
@@ -376,7 +384,9 @@ class EventTranslator:
         response = self._note_model(event)
         if kind == "response.failed":
             error = response.get("error") or "the response failed without details"
-            raise ModelError(f"the endpoint failed mid-answer: {error_text(error)}")
+            raise ModelStreamError(
+                f"the endpoint failed mid-answer: {error_text(error)}", status=stream_error_status(error)
+            )
         events: list[ModelEvent] = []
         seen = set(self._ids) | set(self._calls) | self._streamed
         for index, item in enumerate(response.get("output") or ()):  # items the stream left out

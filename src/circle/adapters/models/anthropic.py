@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import html
 import json
 import re
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
@@ -35,13 +33,15 @@ from circle.domain.errors import (
     ModelConnectionError,
     ModelError,
     ModelHTTPError,
+    ModelStreamError,
     ProviderProtocolError,
     RateLimitedError,
 )
-from circle.domain.model import ModelEvent, ModelRequest
+from circle.domain.model import ModelEvent, ModelRequest, ResponseStarted
 from circle.domain.settings import Endpoint
 
 from ._anthropic_wire import RequestEncoder, StreamTranslator, Wire, thinking_scope
+from ._error_hints import connection_kind, retry_hints
 
 if TYPE_CHECKING:
     import anthropic
@@ -128,6 +128,7 @@ class AnthropicModel:
         try:
             response = await self._send(client, request, model=model, scope=scope)
             try:
+                yield ResponseStarted()
                 async with contextlib.aclosing(_events(response, translator)) as events:
                     async for event in events:
                         yield event
@@ -196,11 +197,26 @@ def _feed(translator: StreamTranslator, data: object, *, event: str | None) -> l
     if not isinstance(data, dict):
         raise ProviderProtocolError(f"the endpoint sent an event that is not an object: {data!r:.200}")
     if data.get("type") == "error" or event == "error":
-        text = error_text(data)
-        if error_type(data) == "overloaded_error":
-            raise ModelError(f"the endpoint is overloaded and stopped mid-answer: {text}")
-        raise ModelError(f"the endpoint failed mid-answer: {text}")
+        text, kind = error_text(data), error_type(data)
+        status = _STREAM_ERROR_STATUS.get(kind or "")
+        what = "is overloaded and stopped" if kind == "overloaded_error" else "failed"
+        raise ModelStreamError(f"the endpoint {what} mid-answer: {text}", status=status)
     return translator.feed(data)
+
+
+_STREAM_ERROR_STATUS = {
+    "overloaded_error": 529,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+}
+"""The HTTP status an error event inside a stream stands for, by its ``error.type``."""
 
 
 def _message_events(message: object) -> list[tuple[str, Wire]]:
@@ -282,35 +298,40 @@ def _translate(exc: Exception, endpoint: Endpoint) -> ModelError:
         return _status_error(exc.status_code, exc.body, exc.response.headers)
     if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
         return ModelConnectionError(
-            f"cannot reach {base_url}: no answer within {endpoint.timeout_s:g} s (see CIRCLE_LLM_TIMEOUT)"
+            f"cannot reach {base_url}: no answer within {endpoint.timeout_s:g} s (see CIRCLE_LLM_TIMEOUT)",
+            kind="timeout",
         )
     if isinstance(exc, anthropic.APIConnectionError):
         cause = exc.__cause__ or exc
         detail = _one_line(str(cause)) or type(cause).__name__
-        return ModelConnectionError(f"cannot reach {base_url}: {detail}")
+        kind = connection_kind(exc)
+        return ModelConnectionError(f"cannot reach {base_url}: {detail}", kind=kind)
     if isinstance(exc, httpx2.HTTPError | httpx2.StreamError):
         detail = _one_line(str(exc)) or type(exc).__name__
-        return ModelConnectionError(f"the connection to {base_url} broke mid-answer: {detail}")
+        kind = connection_kind(exc)
+        return ModelConnectionError(f"the connection to {base_url} broke mid-answer: {detail}", kind=kind)
     return ModelError(f"the Anthropic SDK failed: {_one_line(str(exc)) or type(exc).__name__}")
 
 
 def _status_error(status: int, body: object, headers: Mapping[str, str]) -> ModelError:
     detail = _body_text(body) or "(no details in the answer)"
-    retry_after = _retry_after(headers)
+    retry_after, should_retry = retry_hints(headers)
+
+    def http_error(message: str, *, cls: type[ModelHTTPError] = ModelHTTPError) -> ModelError:
+        return cls(message, status=status, retry_after=retry_after, should_retry=should_retry)
+
     if status in (401, 403):
-        return ModelHTTPError(f"the endpoint refused the API key ({status}): {detail}", status=status)
+        return http_error(f"the endpoint refused the API key ({status}): {detail}")
     if status == 404:
-        return ModelHTTPError(f"model or URL not found (404): {detail}", status=status)
+        return http_error(f"model or URL not found (404): {detail}")
     if status == 429:
         wait = f" (retry after {retry_after:g} s)" if retry_after is not None else ""
-        return RateLimitedError(f"rate limited (429){wait}: {detail}", status=status, retry_after=retry_after)
+        return http_error(f"rate limited (429){wait}: {detail}", cls=RateLimitedError)
     if status == 529 or error_type(body) == "overloaded_error":
-        return ModelHTTPError(
-            f"the endpoint is overloaded ({status}): {detail}", status=status, retry_after=retry_after
-        )
+        return http_error(f"the endpoint is overloaded ({status}): {detail}")
     if status in (400, 413) and _CONTEXT_OVERFLOW.search(detail):
         return ContextOverflowError(f"the request is larger than the model's context ({status}): {detail}")
-    return ModelHTTPError(f"the endpoint answered {status}: {detail}", status=status, retry_after=retry_after)
+    return http_error(f"the endpoint answered {status}: {detail}")
 
 
 def _body_text(body: object) -> str:
@@ -346,21 +367,6 @@ def error_type(body: object) -> str | None:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
-    with contextlib.suppress(ValueError):
-        if (millis := headers.get("retry-after-ms")) is not None:
-            return max(float(millis) / 1000, 0.0)
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    with contextlib.suppress(ValueError):
-        return max(float(value), 0.0)
-    with contextlib.suppress(TypeError, ValueError, OverflowError):
-        return max(email.utils.parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
-    return None
 
 
 __all__ = ["AnthropicModel", "api_base_url"]

@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING
 
 from circle.domain.errors import ConfigError
-from circle.domain.model import ModelEvent, ModelRequest
+from circle.domain.model import ModelEvent, ModelRequest, ResponseStarted
 from circle.domain.settings import Endpoint
 
 from ._openai_chat_wire import ChunkTranslator, RequestEncoder
@@ -64,6 +64,7 @@ class OpenAIChatModel:
         try:
             response = await post_streamed(client, "/chat/completions", body)
             try:
+                yield ResponseStarted()
                 async with contextlib.aclosing(_events(response, translator)) as events:
                     async for event in events:
                         yield event

@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING
 
 from circle.domain.errors import ConfigError
-from circle.domain.model import ModelEvent, ModelRequest
+from circle.domain.model import ModelEvent, ModelRequest, ResponseStarted
 from circle.domain.settings import Endpoint
 
 from ._openai_common import SSEDecoder, drain, parse_json, post_streamed, sdk_client, translate_error
@@ -67,6 +67,7 @@ class OpenAIResponsesModel:
         try:
             response = await post_streamed(client, "/responses", body)
             try:
+                yield ResponseStarted()
                 async with contextlib.aclosing(_events(response, translator)) as events:
                     async for event in events:
                         yield event

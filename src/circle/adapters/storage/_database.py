@@ -22,7 +22,7 @@ MEMORY = ":memory:"
 PRAGMAS = (
     "PRAGMA busy_timeout=5000",  # first, so that switching to WAL waits for other openers
     "PRAGMA journal_mode=WAL",
-    "PRAGMA synchronous=NORMAL",
+    "PRAGMA synchronous=FULL",  # a commit survives a power cut, not only a crash
     "PRAGMA foreign_keys=ON",
 )
 

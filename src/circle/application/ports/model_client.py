@@ -13,6 +13,8 @@ class ModelClient(Protocol):
 
     ``stream`` yields :data:`ModelEvent` values and ends after :class:`Finished`, or raises a
     :class:`~circle.domain.errors.ModelError`. Cancelling the consumer closes the request.
+    A real endpoint's stream begins with :class:`~circle.domain.model.ResponseStarted` once the
+    answer's headers came (it carries no content; fakes may leave it out).
     """
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...

@@ -17,6 +17,10 @@ class GrepQuery:
     literal: bool = False
     context: int = 0
     max_matches: int = 200
+    exclude_globs: tuple[str, ...] = ()
+    """Files not searched, matched case-insensitively by ripgrep's rules: a glob without ``/`` names a
+    file or folder at any depth, one with ``/`` a path below ``path``. A file given as ``path`` is
+    searched whatever they say."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
@@ -17,9 +17,11 @@ from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.text_search import TextSearch
 from circle.application.prompts import load_prompt
+from circle.domain.credentials import command_words, credential_words, is_credential_path
 from circle.domain.errors import ApprovalDeniedError, ToolError
 from circle.domain.messages import DocumentPart, ImagePart
 from circle.domain.model import ToolSpec
+from circle.domain.secrets import Secrets
 from circle.domain.workspace import is_inside, join_in_workspace, relative_display
 
 
@@ -36,9 +38,18 @@ class ToolOutput:
     attachments: tuple[ImagePart | DocumentPart, ...] = ()
 
 
+PathUse = Literal["read", "write"]
+CREDENTIAL_REFUSAL = "is a credential file: Circle does not read or change credential files"
+MAX_COMMAND_WORDS_RESOLVED = 200
+
+
 @dataclass
 class ToolContext:
-    """What a running tool may touch: the workspace through the ports, and the approver."""
+    """What a running tool may touch: the workspace through the ports, and the approver.
+
+    ``env`` is the whole environment for commands (secrets already stripped by the entrypoint);
+    empty means the process's own. ``secrets`` turns values back into ``%NAME%`` in what is shown.
+    """
 
     workspace: str
     files: FileSystem
@@ -47,23 +58,54 @@ class ToolContext:
     approver: Approver
     env: dict[str, str] = field(default_factory=dict)
     images: ImageCodec | None = None
+    secrets: Secrets = field(default_factory=Secrets)
 
-    async def resolve(self, path: str) -> str:
-        """The real path of ``path`` (relative to the workspace), refused when outside it."""
+    async def resolve(self, path: str, *, use: PathUse = "read") -> str:
+        """The real path of ``path`` (relative to the workspace), symlinks followed before any decision.
+
+        Refused: a credential file (as written or resolved), and a read outside the workspace. A write
+        outside it is let through here: the tool asks for it (see :meth:`where`).
+        """
         if not path or "\x00" in path:
             raise ToolError("a path is required" if not path else "the path contains a NUL byte")
-        resolved = await self.files.resolve(join_in_workspace(self.workspace, path))
-        if not is_inside(self.workspace, resolved):
+        written = join_in_workspace(self.workspace, path)
+        resolved = await self.files.resolve(written)
+        if is_credential_path(written) or is_credential_path(resolved):
+            raise ToolError(f"{path} {CREDENTIAL_REFUSAL}")
+        if use == "read" and not is_inside(self.workspace, resolved):
             raise ToolError(f"{path} is outside the workspace ({self.workspace})")
         return resolved
 
     def show(self, resolved: str) -> str:
         return relative_display(self.workspace, resolved)
 
+    def where(self, resolved: str) -> str:
+        """The path for an approval summary, saying so when it is outside the workspace."""
+        if is_inside(self.workspace, resolved):
+            return self.show(resolved)
+        return f"{resolved} (outside the workspace)"
+
+    async def check_command(self, command: str) -> None:
+        """Refuse a command whose words name a credential file, as written or through a symlink."""
+        words = [word for simple in command_words(command) for word in simple]
+        if named := credential_words(words):
+            raise ToolError(f"the command names {named[0]}, which {CREDENTIAL_REFUSAL}")
+        paths = [w for w in words if not w.startswith(("-", "~", "$")) and "=" not in w and w.strip("/.")]
+        for word in paths[:MAX_COMMAND_WORDS_RESOLVED]:
+            if "\x00" not in word and is_credential_path(
+                await self.files.resolve(join_in_workspace(self.workspace, word))
+            ):
+                raise ToolError(f"the command names {word}, which {CREDENTIAL_REFUSAL}")
+
     async def approve(self, tool: str, kind: ApprovalKind, summary: str) -> None:
-        """Ask before a change; raise :class:`ApprovalDeniedError` when refused."""
+        """Ask before a change; raise :class:`ApprovalDeniedError` when refused.
+
+        The summary is shown with saved secrets written ``%NAME%``.
+        """
         decision = await self.approver.decide(
-            ApprovalRequest(tool_name=tool, kind=kind, summary=summary, workspace=self.workspace)
+            ApprovalRequest(
+                tool_name=tool, kind=kind, summary=self.secrets.mask(summary), workspace=self.workspace
+            )
         )
         if not decision.allowed:
             reason = f": {decision.reason}" if decision.reason else ""
@@ -133,4 +175,13 @@ class BuiltinTool(Generic[A]):
         return await self.run(args, ctx)
 
 
-__all__ = ["BuiltinTool", "Tool", "ToolArgs", "ToolContext", "ToolOutput", "describe_validation"]
+__all__ = [
+    "CREDENTIAL_REFUSAL",
+    "BuiltinTool",
+    "PathUse",
+    "Tool",
+    "ToolArgs",
+    "ToolContext",
+    "ToolOutput",
+    "describe_validation",
+]

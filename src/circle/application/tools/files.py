@@ -1,4 +1,9 @@
-"""The file tools: ls, read_file, write_file, edit_file and delete."""
+"""The file tools: ls, read_file, write_file, edit_file and delete.
+
+Credential files are refused to all of them (``ToolContext.resolve``); ``ls`` still lists them, marked,
+since names are not secret and the mark saves the model a refused read. Changes outside the workspace
+are not refused: they ask, their summary saying where.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,11 @@ import base64
 from pydantic import Field
 
 from circle.domain import media
+from circle.domain.credentials import is_credential_path
 from circle.domain.errors import ToolError
 from circle.domain.messages import DocumentPart, ImagePart
 
-from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
+from .base import BuiltinTool, PathUse, ToolArgs, ToolContext, ToolOutput
 
 MAX_LINE_CHARS = 2000
 DEFAULT_READ_LINES = 2000
@@ -33,7 +39,8 @@ async def _ls(args: LsArgs, ctx: ToolContext) -> ToolOutput:
     lines = []
     for entry in entries[:MAX_LS_ENTRIES]:
         name = entry.path.rsplit("/", 1)[-1]
-        lines.append(f"{name}/" if entry.kind == "dir" else f"{name}  ({entry.size} bytes)")
+        mark = ", credential file: not readable" if is_credential_path(entry.path) else ""
+        lines.append(f"{name}/" if entry.kind == "dir" else f"{name}  ({entry.size} bytes{mark})")
     if len(entries) > MAX_LS_ENTRIES:
         lines.append(f"({len(entries) - MAX_LS_ENTRIES} more entries not shown)")
     return ToolOutput("\n".join(lines) if lines else f"{ctx.show(folder)} is empty")
@@ -45,8 +52,8 @@ class ReadFileArgs(ToolArgs):
     limit: int = Field(DEFAULT_READ_LINES, ge=1, le=10000, description="How many lines to read.")
 
 
-async def _existing_file(ctx: ToolContext, path: str) -> str:
-    resolved = await ctx.resolve(path)
+async def _existing_file(ctx: ToolContext, path: str, *, use: PathUse = "read") -> str:
+    resolved = await ctx.resolve(path, use=use)
     info = await ctx.files.stat(resolved)
     if info is None:
         raise ToolError(f"file not found: {path}")
@@ -117,11 +124,11 @@ class WriteFileArgs(ToolArgs):
 
 
 async def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
-    resolved = await ctx.resolve(args.file_path)
+    resolved = await ctx.resolve(args.file_path, use="write")
     info = await ctx.files.stat(resolved)
     if info is not None and info.kind == "dir":
         raise ToolError(f"{args.file_path} is a folder")
-    await ctx.approve("write_file", "edit", f"write {ctx.show(resolved)}")
+    await ctx.approve("write_file", "edit", f"write {ctx.where(resolved)}")
     await ctx.files.write_bytes(resolved, args.content.encode("utf-8"))
     lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
     verb = "Overwrote" if info is not None else "Created"
@@ -140,7 +147,7 @@ async def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolError("old_string is empty: use write_file to create or overwrite a file")
     if args.old_string == args.new_string:
         raise ToolError("old_string and new_string are the same: nothing would change")
-    resolved = await _existing_file(ctx, args.file_path)
+    resolved = await _existing_file(ctx, args.file_path, use="write")
     data = await ctx.files.read_bytes(resolved)
     try:
         text = data.decode("utf-8")
@@ -156,7 +163,7 @@ async def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
             f"old_string appears {count} times in {args.file_path}: "
             "add surrounding lines to make it unique, or set replace_all"
         )
-    await ctx.approve("edit_file", "edit", f"edit {ctx.show(resolved)}")
+    await ctx.approve("edit_file", "edit", f"edit {ctx.where(resolved)}")
     updated = text.replace(args.old_string, args.new_string)
     await ctx.files.write_bytes(resolved, updated.encode("utf-8"))
     where = text[: text.index(args.old_string)].count("\n") + 1
@@ -169,10 +176,10 @@ class DeleteArgs(ToolArgs):
 
 
 async def _delete(args: DeleteArgs, ctx: ToolContext) -> ToolOutput:
-    resolved = await _existing_file(ctx, args.file_path)
+    resolved = await _existing_file(ctx, args.file_path, use="write")
     if resolved == ctx.workspace:
         raise ToolError("the workspace itself cannot be deleted")
-    await ctx.approve("delete", "edit", f"delete {ctx.show(resolved)}")
+    await ctx.approve("delete", "edit", f"delete {ctx.where(resolved)}")
     await ctx.files.delete(resolved)
     return ToolOutput(f"Deleted {ctx.show(resolved)}")
 

@@ -1,4 +1,8 @@
-"""The search tools: glob (file names) and grep (file contents)."""
+"""The search tools: glob (file names) and grep (file contents).
+
+Credential files are left out: glob does not list them (it says how many it left out), grep refuses one
+given as its path and does not search inside them when searching a folder.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from circle.application.ports.text_search import GrepQuery
+from circle.application.ports.text_search import GrepQuery, GrepResult
+from circle.domain.credentials import credential_globs, is_credential_path
 from circle.domain.errors import ToolError
 from circle.domain.workspace import relative_display
 
@@ -25,13 +30,22 @@ async def _glob(args: GlobArgs, ctx: ToolContext) -> ToolOutput:
     root = await ctx.resolve(args.path)
     if (info := await ctx.files.stat(root)) is None or info.kind != "dir":
         raise ToolError(f"no such folder: {args.path}")
-    found = await ctx.files.glob(root, args.pattern, limit=MAX_GLOB_RESULTS + 1)
+    listed = await ctx.files.glob(root, args.pattern, limit=MAX_GLOB_RESULTS + 1)
+    found = [p for p in listed if not await _is_credential(ctx, p)]
+    hidden = len(listed) - len(found)
     if not found:
-        return ToolOutput(f"no files match {args.pattern}")
+        left_out = f" ({hidden} credential files left out)" if hidden else ""
+        return ToolOutput(f"no files match {args.pattern}{left_out}")
     lines = [relative_display(ctx.workspace, p) for p in found[:MAX_GLOB_RESULTS]]
     if len(found) > MAX_GLOB_RESULTS:
         lines.append(f"(more than {MAX_GLOB_RESULTS} files match: narrow the pattern)")
+    if hidden:
+        lines.append(f"({hidden} credential files left out)")
     return ToolOutput("\n".join(lines))
+
+
+async def _is_credential(ctx: ToolContext, path: str) -> bool:
+    return is_credential_path(path) or is_credential_path(await ctx.files.resolve(path))
 
 
 class GrepArgs(ToolArgs):
@@ -58,11 +72,13 @@ async def _grep(args: GrepArgs, ctx: ToolContext) -> ToolOutput:
         literal=args.literal,
         context=args.context if args.output_mode == "content" else 0,
         max_matches=MAX_GREP_MATCHES,
+        exclude_globs=credential_globs(),
     )
     try:
         result = await ctx.search.grep(query)
     except ValueError as exc:
         raise ToolError(f"invalid pattern: {exc}") from None
+    result = _without_credentials(result)
     show = ctx.show
     if not result.counts and not result.lines:
         return ToolOutput(f"no matches for {args.pattern}")
@@ -78,6 +94,19 @@ async def _grep(args: GrepArgs, ctx: ToolContext) -> ToolOutput:
     if result.truncated:
         lines.append(f"(stopped after {MAX_GREP_MATCHES} matches: narrow the pattern or the path)")
     return ToolOutput("\n".join(lines))
+
+
+def _without_credentials(result: GrepResult) -> GrepResult:
+    """The result without lines from credential files, should the search have read any."""
+    if not any(is_credential_path(path) for path in result.counts) and not any(
+        is_credential_path(g.path) for g in result.lines
+    ):
+        return result
+    return GrepResult(
+        lines=[g for g in result.lines if not is_credential_path(g.path)],
+        counts={p: n for p, n in result.counts.items() if not is_credential_path(p)},
+        truncated=result.truncated,
+    )
 
 
 GLOB = BuiltinTool("glob", GlobArgs, _glob)

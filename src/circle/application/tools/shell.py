@@ -1,10 +1,16 @@
-"""execute: a shell command in the workspace, in its own process group."""
+"""execute: a shell command in the workspace, in its own process group.
+
+A command that names a credential file is refused before it is shown for approval. It runs with
+``ctx.env`` (secrets stripped by the entrypoint), and its output comes back with saved secrets written
+``%NAME%`` and other passwords and tokens ``[REDACTED]``.
+"""
 
 from __future__ import annotations
 
 from pydantic import Field
 
 from circle.domain.errors import ToolError
+from circle.domain.redact import redact
 
 from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
 
@@ -26,6 +32,7 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolError("the command is empty")
     if args.background:
         raise ToolError("background jobs are not available in this version: run it in the foreground")
+    await ctx.check_command(args.command)
     await ctx.approve("execute", "execute", args.command)
     result = await ctx.processes.run(
         args.command,
@@ -34,7 +41,7 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         output_limit=OUTPUT_LIMIT,
         env=ctx.env or None,
     )
-    output = result.output.rstrip("\n")
+    output = redact(ctx.secrets.mask(result.output)).rstrip("\n")
     if result.timed_out:
         note = f"[stopped after {args.timeout} s: timed out]"
         return ToolOutput(f"{output}\n{note}" if output else note, is_error=True)
