@@ -195,7 +195,8 @@ def resume(trial: Trial, gateway: ScriptedGateway) -> dict[str, Any]:
     assert done.stdout == "Resumed.\n"
     sent = [r.json() for r in gateway.requests if r.body and _user_texts(r.json())[-1:] == [check]]
     assert len(sent) == 1, f"trial {trial.number}: the resumed conversation was not sent once"
-    if trial.events():  # the killed run had begun its session: -c continues it
+    stored_prompt = any(e["type"] == "message_end" and e["message"]["role"] == "user" for e in trial.events())
+    if stored_prompt:  # the killed run had committed its prompt: -c continues that session
         assert trial.prompt in _user_texts(sent[0])
     return dict(sent[0])
 

@@ -1,0 +1,988 @@
+"""Command classification for the ``execute`` tool: run it, ask first, or refuse it.
+
+:func:`classify_command` parses the command with tree-sitter-bash (:mod:`._bash`) and walks every
+simple command in it: pipelines, lists, subshells, groups, command and process substitutions,
+``bash -c``/``sh -c`` and ``eval`` strings, heredocs fed to a shell, ``xargs`` and ``find -exec``.
+Wrappers (:data:`_WRAPPERS`: ``timeout``, ``nice``, ``nohup``, ``stdbuf``, ``env``, ``command``,
+``builtin``, ``exec``, ``time``, ``setsid``, ``xargs``, ``sudo``, ``doas``) are looked through;
+flags are normalized (``-fr``, ``-r -f``, ``--recursive --force``, ``--rec``); quoting and
+backslashes are decoded before anything is matched.
+
+- ``refuse``, in every mode: a rule of :data:`_REFUSED` (``rm -r`` of ``/``, home, the workspace
+  or a folder holding them, ``mkfs``, ``dd`` onto a disk, shutdown/reboot, ``chmod -R`` of ``/`` …),
+  a fork bomb, a downloaded script run by an interpreter (``curl … | sh``, ``sh -c "$(curl …)"``,
+  ``bash <(curl …)``), a write to a disk device or over a system account file, and a command
+  nested too deeply (or too long) to be seen whole.
+- ``safe``: every simple command is known read-only (:data:`_ANY_ARGS`, :data:`_CHECKED`; never
+  by basename for a command given by path), no substitution, and nothing written but
+  ``/dev/null`` and fd duplicates.
+- ``ask``: everything else, including all the parser cannot prove plain: parse errors,
+  substitutions, an expanded command name, heredocs into interpreters, ``eval``, ``source``,
+  control flow, function definitions, assignments.
+
+``always_ask`` marks a write into ``.git/hooks``, ``.git/config``, ``.git``, ``.gitmodules`` or
+``.circle/`` (by redirection or by a known writer, :data:`_WRITERS`): it asks even in auto mode.
+
+This module is over 600 lines because the rule tables and the walk that applies them are one
+policy; the parser lives apart in :mod:`._bash`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Literal
+
+from . import _bash
+from ._bash import Command, Compound, Part, Pipeline, Redirect, Script, Word
+
+__all__ = ["CommandVerdict", "classify_command"]
+
+VerdictKind = Literal["safe", "ask", "refuse"]
+MAX_COMMAND_CHARS = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class CommandVerdict:
+    """What to do with a command.
+
+    Attributes:
+        kind: ``safe`` runs without asking, ``ask`` asks as the approval mode says, ``refuse``
+            never runs.
+        reason: one short line for a person.
+        always_ask: the command writes into ``.git/hooks``, ``.git/config``, ``.gitmodules`` or
+            ``.circle/``: ask even in auto mode.
+        words: each simple command's decoded argv, after looking through wrappers, in the order
+            they were found (substitutions before the command that uses them).
+    """
+
+    kind: VerdictKind
+    reason: str
+    always_ask: bool = False
+    words: tuple[tuple[str, ...], ...] = ()
+
+
+def classify_command(command: str, *, workspace: str, home: str) -> CommandVerdict:
+    """Classify a bash command line that runs in the workspace root.
+
+    Args:
+        command: the command line, as the model wrote it.
+        workspace: the workspace root, absolute.
+        home: the person's home folder, absolute.
+    """
+    walk = _Walk(_normal(workspace), _normal(home))
+    if len(command) > MAX_COMMAND_CHARS:
+        return CommandVerdict("refuse", "the command is too long to check")
+    if "\x00" in command:
+        walk.ask("the command contains a NUL byte")
+        command = command.replace("\x00", "")
+    try:
+        script = _bash.parse(command)
+        walk.script(script, _Scope(walk.workspace), 0)
+        if script.error and "((" in command:
+            # bash reads a "((" that is not arithmetic as two subshells; look at that reading too.
+            again = _Walk(walk.workspace, walk.home)
+            again.script(_bash.parse(re.sub(r"\((?=\()", "( ", command)), _Scope(walk.workspace), 0)
+            walk.refuse(again.refused)
+    except RecursionError:
+        walk.refuse("the command is nested too deeply to check")
+    return walk.verdict()
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# --- Always refused -------------------------------------------------------------------------
+
+_SYSTEM_DIRS = _set(
+    "/bin /boot /dev /etc /home /lib /lib32 /lib64 /opt /private /proc /root /run /sbin /snap /srv "
+    "/sys /usr /usr/bin /usr/lib /usr/local /usr/sbin /usr/share /var /var/lib /Applications "
+    "/Library /System /Users /Volumes"
+)
+_DEVICE = re.compile(r"/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d|dm-\d|mapper/)")
+_ACCOUNT_FILES = _set("/etc/passwd /etc/shadow /etc/group /etc/gshadow /etc/sudoers")
+_SINKS = _set("/dev/null /dev/stdout /dev/stderr /dev/tty")
+_STAR, _ONE = "\x00", "\x01"
+_EVERYTHING = re.compile(rf"\.?{_STAR}+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a command runs, to resolve the paths it names (``cwd`` None: unknown)."""
+
+    home: str
+    workspace: str
+    cwd: str | None
+
+    def resolve(self, word: Word) -> str | None:
+        """``word`` as an absolute path, ``*`` and ``?`` kept as markers; None when it depends
+        on something unknown (a variable, the folder after ``cd -``)."""
+        if word.pattern:
+            return None
+        out: list[str] = []
+        for part in word.parts:
+            if part.kind == "text":
+                out.append(part.value)
+            elif part.kind == "glob":
+                out.append(_STAR if part.value == "*" else _ONE)
+            elif part.kind == "tilde":
+                user = part.value[1:]
+                out.append(posixpath.join(posixpath.dirname(self.home), user) if user else self.home)
+            elif part.kind == "var" and part.value in ("HOME", "PWD"):
+                folder = self.home if part.value == "HOME" else self.cwd
+                if folder is None:
+                    return None
+                out.append(folder)
+            else:
+                return None
+        path = "".join(out)
+        if path.startswith("/"):
+            return path
+        return None if self.cwd is None else f"{self.cwd}/{path}"
+
+    def danger(self, word: Word, *, system_only: bool = False) -> str:
+        """What removing ``word`` recursively would destroy, when that is always refused."""
+        path = self.resolve(word)
+        if path is None:
+            return ""
+        first = word.parts[0]
+        if first.kind == "tilde" and first.value != "~" and not system_only:
+            user = posixpath.join(posixpath.dirname(self.home), first.value[1:])
+            if posixpath.normpath(path.replace(_STAR, "")) == user:
+                return f"the home folder {first.value}"
+        parts = [p for p in path.split("/") if p not in ("", ".")]
+        kept: list[str] = []
+        for index, part in enumerate(parts):
+            if part == "..":
+                kept = kept[:-1]
+            elif _STAR in part or _ONE in part:
+                base = "/" + "/".join(kept)
+                if index < len(parts) - 1:
+                    return ""
+                if _EVERYTHING.fullmatch(part) and self.protected(base, system_only=system_only):
+                    return f"everything in {self.describe(base)}"
+                return "everything in /" if base == "/" else ""
+            else:
+                kept.append(part)
+        base = "/" + "/".join(kept)
+        return self.describe(base) if self.protected(base, system_only=system_only) else ""
+
+    def protected(self, path: str, *, system_only: bool = False) -> bool:
+        if path == "/" or path in _SYSTEM_DIRS:
+            return True
+        own = () if system_only else (self.home, self.workspace)
+        return any(mine == path or mine.startswith(path + "/") for mine in own)
+
+    def describe(self, path: str) -> str:
+        if path == self.workspace:
+            return "the workspace root"
+        if path == self.home:
+            return "your home folder"
+        if self.workspace.startswith(path + "/"):
+            return f"{path} (it holds the workspace)"
+        return f"{path} (it holds your home folder)" if self.home.startswith(path + "/") else path
+
+
+_Rule = Callable[[_Place, Sequence[Word]], str]
+
+
+def _rm(place: _Place, args: Sequence[Word]) -> str:
+    recursive = force = False
+    targets: list[Word] = []
+    options = True
+    for word in args:
+        text = word.text
+        if not (options and word.literal and text.startswith("-") and len(text) > 1):
+            targets.append(word)
+        elif text == "--":
+            options = False
+        elif text.startswith("--"):
+            recursive |= len(text) >= 3 and "--recursive".startswith(text)
+            force |= len(text) >= 3 and "--force".startswith(text)
+        else:
+            recursive |= "r" in text or "R" in text
+            force |= "f" in text
+    where = next((d for d in map(place.danger, targets) if d), "") if recursive else ""
+    return f"rm -{'rf' if force else 'r'} of {where} is always refused" if where else ""
+
+
+def _recursive_mode(name: str) -> _Rule:
+    def rule(place: _Place, args: Sequence[Word]) -> str:
+        flags = [w.text for w in args if w.literal and w.text.startswith("-")]
+        if not any(f == "--recursive" or (not f.startswith("--") and "R" in f) for f in flags):
+            return ""
+        where = next((d for w in args if (d := place.danger(w, system_only=True))), "")
+        return f"{name} -R of {where} is always refused" if where else ""
+
+    return rule
+
+
+def _dd(place: _Place, args: Sequence[Word]) -> str:
+    onto_disk = any(w.text.startswith("of=") and _DEVICE.match(w.text[3:]) for w in args)
+    return "dd onto a disk device is always refused" if onto_disk else ""
+
+
+def _always(what: str) -> _Rule:
+    return lambda place, args: f"{what} is always refused"
+
+
+def _when_any(values: str, what: str) -> _Rule:
+    found = _set(values)
+    return lambda place, args: f"{what} is always refused" if any(w.text in found for w in args) else ""
+
+
+_REFUSED: Mapping[str, _Rule] = {
+    "rm": _rm,
+    "mkfs": _always("making a filesystem"),
+    "mke2fs": _always("making a filesystem"),
+    "dd": _dd,
+    "shutdown": _always("shutdown"),
+    "reboot": _always("reboot"),
+    "halt": _always("halt"),
+    "poweroff": _always("poweroff"),
+    "init": _when_any("0 6", "init 0/6"),
+    "telinit": _when_any("0 6", "telinit 0/6"),
+    "systemctl": _when_any("poweroff reboot halt kexec", "systemctl poweroff/reboot"),
+    "chmod": _recursive_mode("chmod"),
+    "chown": _recursive_mode("chown"),
+    "chgrp": _recursive_mode("chgrp"),
+}
+"""The always-refused commands by name: a path counts by its basename, ``mkfs.*`` as ``mkfs``.
+Each rule gets the arguments and says why it refuses, or nothing."""
+
+_FETCHERS = _set("curl wget fetch http https xh")
+_POSIX_SHELLS = _set("sh bash dash zsh ksh mksh ash yash")
+_SHELLS = _POSIX_SHELLS | {"fish", "csh", "tcsh"}
+_INTERPRETERS = _SHELLS | _set("python perl ruby node nodejs php lua deno bun pwsh")
+_RUNS_CODE = _INTERPRETERS | {"eval", "source", "."}
+
+
+def _program(name: str) -> str:
+    """The name the rules know a command by: its basename, ``python3.12`` as ``python``."""
+    base = posixpath.basename(name)
+    if re.fullmatch(r"python[0-9.]*", base):
+        return "python"
+    return "mkfs" if base.startswith("mkfs.") else base
+
+
+def _reads_program_from_stdin(argv: Sequence[str]) -> bool:
+    """True when an interpreter runs what it reads on stdin (``sh``, ``bash -s``, ``python -``)."""
+    program = _program(argv[0]) if argv else ""
+    if program not in _INTERPRETERS:
+        return False
+    inline = "c" if program in _SHELLS else "cemEpr"
+    args = iter(argv[1:])
+    for arg in args:
+        if arg in ("-", "--"):
+            return True
+        if arg in ("-o", "+o", "-O", "+O") and program in _SHELLS:
+            next(args, None)
+            continue
+        long = arg.startswith("--")
+        if long and arg.split("=")[0] in ("--command", "--eval", "--print", "--module"):
+            return False
+        if not arg.startswith(("-", "+")) or (not long and any(c in inline for c in arg[1:])):
+            return False
+    return True
+
+
+def _fetches(script: Script) -> bool:
+    """True when ``script`` downloads something (``curl``, ``wget`` …) anywhere in it."""
+    for command in _bash.commands(script):
+        argv = _unwrap(command.words).argv
+        if argv and argv[0].literal and _program(argv[0].text) in _FETCHERS:
+            return True
+    return False
+
+
+def _printed(command: Command) -> list[str]:
+    """The text ``echo``, ``printf`` or ``cat`` (of a heredoc) writes, to read it as the script
+    a shell after them in a pipeline runs."""
+    argv = _unwrap(command.words).argv
+    program = _program(argv[0].text) if argv else ""
+    if program in ("echo", "printf"):
+        text = " ".join(w.text for w in argv[1:] if not w.text.startswith("-"))
+        return [text.replace("\\n", "\n").replace("\\t", "\t")]
+    heredocs = [r.target.text for r in command.redirects if r.heredoc or r.operator == "<<<"]
+    return heredocs if program == "cat" and len(argv) == 1 else []
+
+
+def _is_fork_bomb(function: Compound) -> bool:
+    """A function that starts itself in a pipeline or in the background: ``:(){ :|:& };:``."""
+
+    def calls(script: Script) -> bool:
+        for pipeline in script.pipelines:
+            names = [s.words[0].text for s in pipeline.stages if isinstance(s, Command) and s.words]
+            if function.name in names and (len(pipeline.stages) > 1 or pipeline.background):
+                return True
+            if any(isinstance(s, Compound) and calls(s.body) for s in pipeline.stages):
+                return True
+        return False
+
+    return bool(function.name) and calls(function.body)
+
+
+# --- Known read-only ------------------------------------------------------------------------
+
+_ANY_ARGS = _set(
+    "[ basename cat cd cmp cut df diff dirname du echo egrep expr false fgrep grep head id ls md5sum "
+    "nl paste printenv printf pwd readlink realpath rev seq sha1sum sha256sum sha512sum stat tail test "
+    "tr true uname wc which whoami"
+)
+"""Read-only whatever their arguments, globs and variables included."""
+
+
+def _short_flag(arg: str, flag: str, takes_value: str) -> bool:
+    """True when the short-option cluster ``arg`` holds ``flag`` before an option taking a value."""
+    if not arg.startswith("-") or arg.startswith("--"):
+        return False
+    for char in arg[1:]:
+        if char == flag or char in takes_value:
+            return char == flag
+    return False
+
+
+def _find(args: Sequence[str]) -> str:
+    for arg in args:
+        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
+            return f"find {arg} runs commands"
+        if arg == "-delete":
+            return "find -delete removes files"
+        if arg in ("-fls", "-fprint", "-fprint0", "-fprintf"):
+            return f"find {arg} writes a file"
+    return ""
+
+
+def _rg(args: Sequence[str]) -> str:
+    for arg in args:
+        if arg == "--":
+            break
+        key = arg.split("=")[0]
+        if key in ("--pre", "--pre-glob", "--hostname-bin"):
+            return f"rg {key} runs a program"
+        if key == "--search-zip" or _short_flag(arg, "z", "ABCefgjmMrtTE"):
+            return "rg -z runs decompression programs"
+    return ""
+
+
+_SED_LINES = re.compile(r"(?:\d+|\$)(?:,(?:\d+|\$))?p")
+
+
+def _in_place(arg: str) -> bool:
+    return arg.startswith("--in-place") or _short_flag(arg, "i", "efl")
+
+
+def _sed(args: Sequence[str]) -> str:
+    if any(map(_in_place, args)):
+        return "sed -i writes files"
+    lines = len(args) >= 2 and args[0] == "-n" and _SED_LINES.fullmatch(args[1])
+    if lines and not any(a.startswith("-") for a in args[2:]):
+        return ""
+    return "sed is only known read-only as sed -n <N>p"
+
+
+def _sort(args: Sequence[str]) -> str:
+    if any(a.split("=")[0] == "--output" or _short_flag(a, "o", "ktST") for a in args):
+        return "sort -o writes a file"
+    if any(a.startswith("--compress-program") for a in args):
+        return "sort --compress-program runs a program"
+    return ""
+
+
+_GIT_READ = _set("status log diff show branch ls-files rev-parse blame describe")
+_GIT_GLOBAL = _set("--no-pager -P --no-optional-locks --literal-pathspecs --no-replace-objects")
+_GIT_BANNED = {
+    "-c": "can set options that run commands",
+    "--config-env": "can set options that run commands",
+    "--output": "writes a file",
+    "--ext-diff": "runs a program",
+    "--textconv": "runs a program",
+    "--exec": "runs a program",
+    "--exec-path": "runs programs",
+}
+_BRANCH_LISTING = _set(
+    "-a --all -r --remotes -v -vv --verbose -l --list --show-current --no-color --color -i "
+    "--ignore-case --no-abbrev --no-column --column --sort --format --abbrev --omit-empty"
+)
+_BRANCH_COMMIT = _set("--merged --no-merged --contains --no-contains --points-at")
+
+
+def _git(args: Sequence[str]) -> str:
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        option = args[index].split("=")[0]
+        if option not in _GIT_GLOBAL:
+            return f"git {option} {_GIT_BANNED.get(option, 'is not checked')}"
+        index += 1
+    if index == len(args):
+        return ""
+    sub, rest = args[index], args[index + 1 :]
+    if sub not in _GIT_READ:
+        return f"git {sub} is not known to be read-only"
+    banned = next((key for key in (a.split("=")[0] for a in rest) if key in _GIT_BANNED), "")
+    if banned:
+        return f"git {sub} {banned} {_GIT_BANNED[banned]}"
+    listing = "-l" in rest or "--list" in rest
+    previous = ""
+    for arg in rest if sub == "branch" else ():
+        if arg.startswith("-") and arg.split("=")[0] not in _BRANCH_LISTING | _BRANCH_COMMIT:
+            return f"git branch {arg} changes branches"
+        if not arg.startswith("-") and not listing and previous not in _BRANCH_COMMIT:
+            return "git branch with a name changes branches"
+        previous = arg
+    return ""
+
+
+def _uniq(args: Sequence[str]) -> str:
+    operands = []
+    values = iter(args)
+    for arg in values:
+        if arg in ("-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"):
+            next(values, None)
+        elif not arg.startswith("-") or arg == "-":
+            operands.append(arg)
+    return "uniq writes its output file" if len(operands) > 1 else ""
+
+
+def _date(args: Sequence[str]) -> str:
+    values = iter(args)
+    for arg in values:
+        if arg in ("-d", "--date", "-f", "--file", "-r", "--reference"):
+            next(values, None)
+        elif arg.startswith(("-s", "--set")) or not arg.startswith(("-", "+")):
+            return "date can set the clock"
+    return ""
+
+
+def _without(what: str, banned: str, reason: str) -> Callable[[Sequence[str]], str]:
+    options = _set(banned)
+    return lambda args: next((f"{what} {a} {reason}" for a in args if a.split("=")[0] in options), "")
+
+
+_CHECKED: Mapping[str, Callable[[Sequence[str]], str]] = {
+    "command": lambda args: "" if not args or args[0] in ("-v", "-V") else "command is not checked",
+    "date": _date,
+    "env": lambda args: "",
+    "file": _without("file", "-C --compile", "writes a file"),
+    "find": _find,
+    "git": _git,
+    "rg": _rg,
+    "sed": _sed,
+    "sort": _sort,
+    "tree": _without("tree", "-o -R", "writes files"),
+    "uniq": _uniq,
+}
+"""Read-only when their arguments pass a check; the arguments must be plain (no expansions)."""
+
+_HARMLESS_ENV = re.compile(
+    r"(?:LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|TERM|COLUMNS|LINES|FORCE_COLOR|CLICOLOR)=.*"
+)
+
+
+def _read_only(name: str, args: Sequence[Word], *, open_args: bool) -> str:
+    """Empty when ``name args`` is known read-only, else why not."""
+    if "/" in name:
+        return f"{name} is given by path, so it is not matched by name"
+    if name in _ANY_ARGS:
+        return ""
+    check = _CHECKED.get(name)
+    if check is None or open_args:
+        return f"{name} is not known to be read-only"
+    if not all(w.literal for w in args):
+        return f"{name} with expanded arguments cannot be checked"
+    return check([w.text for w in args])
+
+
+# --- Wrappers and options -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Syntax:
+    """How a command reads its options; for a wrapper, also where the command it runs starts."""
+
+    values: frozenset[str] = frozenset()
+    operands: int = 0
+    opaque: str = ""
+    assigns: bool = False
+    optional: str = ""
+    stop: frozenset[str] = frozenset()
+    writes: frozenset[str] = frozenset()
+
+
+_WRAPPERS: Mapping[str, _Syntax] = {
+    "builtin": _Syntax(),
+    "command": _Syntax(stop=_set("-v -V")),
+    "doas": _Syntax(_set("-u -C"), opaque="doas runs commands as another user"),
+    "env": _Syntax(_set("-u --unset -C --chdir -S --split-string"), assigns=True),
+    "exec": _Syntax(_set("-a"), opaque="exec replaces the shell"),
+    "nice": _Syntax(_set("-n --adjustment")),
+    "nohup": _Syntax(opaque="nohup can write nohup.out"),
+    "setsid": _Syntax(),
+    "stdbuf": _Syntax(_set("-i -o -e --input --output --error")),
+    "sudo": _Syntax(
+        _set("-u --user -g --group -h --host -p --prompt -C --close-from -D --chdir -R --chroot -r --role")
+        | _set("-t --type -T --command-timeout -U --other-user"),
+        opaque="sudo runs commands as another user",
+        assigns=True,
+        stop=_set("-e --edit -l --list -v --validate -k -K --remove-timestamp -V --version"),
+    ),
+    "time": _Syntax(_set("-f --format -o --output"), writes=_set("-o --output")),
+    "timeout": _Syntax(_set("-s --signal -k --kill-after"), operands=1),
+    "xargs": _Syntax(
+        _set("-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s")
+        | _set("--max-chars --process-slot-var"),
+        optional="eil",
+    ),
+}
+"""Commands that run the command after their own options; ``opaque`` ones keep it from being safe."""
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _getopt(args: Sequence[Word], syntax: _Syntax) -> tuple[dict[str, str], int] | None:
+    """Read leading options: their values, and where the operands start; None at a stop option."""
+    values: dict[str, str] = {}
+    index = 0
+    while index < len(args) and args[index].literal and args[index].text.startswith("-"):
+        text = args[index].text
+        index += 1
+        if text in ("-", "--"):
+            if text == "--":
+                break
+            continue
+        if text.startswith("--"):
+            key, equals, value = text.partition("=")
+            if key in syntax.stop:
+                return None
+            if key in syntax.values and not equals and index < len(args):
+                value, index = args[index].text, index + 1
+            values[key] = value
+            continue
+        for position, char in enumerate(text[1:], start=2):
+            flag = "-" + char
+            if flag in syntax.stop:
+                return None
+            if flag in syntax.values or char in syntax.optional:
+                value = text[position:]
+                if not value and flag in syntax.values and index < len(args):
+                    value, index = args[index].text, index + 1
+                values[flag] = value
+                break
+            values[flag] = ""
+    return values, index
+
+
+@dataclass(frozen=True, slots=True)
+class _Unwrapped:
+    """A command after looking through its wrappers."""
+
+    argv: tuple[Word, ...]
+    opaque: str = ""
+    assignments: tuple[str, ...] = ()
+    open_args: bool = False
+    split: str | None = None
+    chdir: bool = False
+
+
+def _unwrap(argv: Sequence[Word]) -> _Unwrapped:
+    words = tuple(argv)
+    opaque = ""
+    assignments: list[str] = []
+    open_args = chdir = False
+    split: str | None = None
+    while words and words[0].literal:
+        name = words[0].text
+        base = posixpath.basename(name)
+        syntax = _WRAPPERS.get(base)
+        found = _getopt(words[1:], syntax) if syntax is not None else None
+        if syntax is None or found is None:
+            break
+        values, index = found
+        index += 1
+        while syntax.assigns and index < len(words) and _ASSIGNMENT.match(words[index].text):
+            assignments.append(words[index].text)
+            index += 1
+        index += syntax.operands
+        splits = {"-S", "--split-string"} & values.keys()
+        if index >= len(words) and not splits:
+            break
+        opaque = opaque or syntax.opaque or ("a wrapper given by path is not checked" if "/" in name else "")
+        opaque = opaque or next((f"{base} {o} writes a file" for o in syntax.writes if o in values), "")
+        open_args |= base == "xargs"
+        chdir |= bool({"-C", "--chdir"} & values.keys())
+        if base == "env" and splits:
+            split = values[min(splits)]
+        words = words[index:]
+    return _Unwrapped(words, opaque, tuple(assignments), open_args, split, chdir)
+
+
+# --- Writers --------------------------------------------------------------------------------
+
+_WRITERS: Mapping[str, tuple[frozenset[str], str]] = {
+    "cp": (_set("-t --target-directory -S --suffix"), "last"),
+    "install": (_set("-t --target-directory -m --mode -o --owner -g --group -S --suffix"), "last"),
+    "ln": (_set("-t --target-directory -S --suffix"), "last"),
+    "rsync": (_set("-e --rsh --exclude --include --filter -f"), "last"),
+    "mv": (_set("-t --target-directory -S --suffix"), "all"),
+    "rm": (frozenset(), "all"),
+    "rmdir": (frozenset(), "all"),
+    "unlink": (frozenset(), "all"),
+    "shred": (_set("-n --iterations -s --size"), "all"),
+    "touch": (_set("-d --date -r --reference -t"), "all"),
+    "mkdir": (_set("-m --mode"), "all"),
+    "tee": (frozenset(), "all"),
+    "truncate": (_set("-s --size -r --reference"), "all"),
+    "chmod": (_set("--reference"), "after-first"),
+    "chown": (_set("--reference --from"), "after-first"),
+    "chgrp": (_set("--reference"), "after-first"),
+    "sed": (_set("-e --expression -f --file -l --line-length"), "sed"),
+}
+"""Commands that write the files they name: their options taking a value, and which operands
+they write (the last, all, all after the first, or for ``sed -i`` the files)."""
+_OUTPUT_OPTIONS = {"curl": _set("-o --output"), "wget": _set("-O --output-document")}
+_OUTPUT_OPTIONS["find"] = _set("-fls -fprint -fprint0 -fprintf")
+_CONTENT_WRITERS = _set("cp install rsync mv shred tee dd")
+_GIT_CONFIG_READS = _set("--get --get-all --get-regexp --list -l get list --global --system")
+
+
+def _write_targets(program: str, args: Sequence[Word]) -> list[Word]:
+    """The files ``program args`` writes, as far as its options tell."""
+    if program == "dd":
+        return [_literal(w.text[3:]) for w in args if w.text.startswith("of=")]
+    if program in _OUTPUT_OPTIONS:
+        names = _OUTPUT_OPTIONS[program]
+        return [_option_value(args, i) for i, w in enumerate(args) if w.text.split("=")[0] in names]
+    texts = {w.text for w in args}
+    if program == "git":
+        return [_literal(".git/config")] if "config" in texts and not texts & _GIT_CONFIG_READS else []
+    if program not in _WRITERS:
+        return []
+    takes_value, which = _WRITERS[program]
+    extra = {"-t", "--target-directory"} if which == "last" else set()
+    operands, values = _operands(args, _Syntax(takes_value | extra, optional="i" if which == "sed" else ""))
+    if which == "sed":
+        if not {"-i", "--in-place"} & values.keys():
+            return []
+        return operands if {"-e", "--expression", "-f", "--file"} & values.keys() else operands[1:]
+    if which == "last":
+        return [_literal(v) for key in sorted(extra) for v in values.get(key, [])] + operands[-1:]
+    return operands[1:] if which == "after-first" and "--reference" not in values else operands
+
+
+def _operands(args: Sequence[Word], syntax: _Syntax) -> tuple[list[Word], dict[str, list[str]]]:
+    """Operands and option values of a GNU-style command: options and operands in any order."""
+    operands: list[Word] = []
+    values: dict[str, list[str]] = {}
+    rest = list(args)
+    while rest:
+        found, index = _getopt(rest, syntax) or ({}, 0)
+        for key, value in found.items():
+            values.setdefault(key, []).append(value)
+        if index > 0 and rest[index - 1].literal and rest[index - 1].text == "--":
+            return operands + rest[index:], values
+        operands += rest[index : index + 1]
+        rest = rest[index + 1 :]
+    return operands, values
+
+
+def _option_value(args: Sequence[Word], index: int) -> Word:
+    text = args[index].text
+    if text.startswith("--") and "=" in text:
+        return _literal(text.split("=", 1)[1])
+    return args[index + 1] if index + 1 < len(args) else _literal("")
+
+
+def _literal(text: str) -> Word:
+    return Word((Part("text", text),))
+
+
+def _protected(text: str) -> str:
+    """The always-ask place ``text`` names (``.git/hooks``, ``.git/config``, ``.git``,
+    ``.gitmodules``, ``.circle/``), or empty. Case-insensitive; a dot-glob may name one."""
+    parts = [p.lower() for p in posixpath.normpath(text or ".").split("/") if p]
+
+    def named(part: str, name: str) -> bool:
+        return part == name or (part[:1] == name[:1] and fnmatchcase(name, part))
+
+    for index, part in enumerate(parts):
+        following = parts[index + 1] if index + 1 < len(parts) else None
+        if named(part, ".circle"):
+            return ".circle/"
+        if named(part, ".gitmodules") and following is None:
+            return ".gitmodules"
+        if named(part, ".git") and following is None:
+            return ".git"
+        if named(part, ".git") and following is not None:
+            inside = next((n for n in ("hooks", "config") if named(following, n)), "")
+            if inside:
+                return f".git/{inside}"
+    return ""
+
+
+# --- The walk -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Scope:
+    """The shell's folder as far as the walk can tell; ``cd`` changes it, subshells copy it."""
+
+    cwd: str | None
+
+    def copy(self) -> _Scope:
+        return _Scope(self.cwd)
+
+
+@dataclass(slots=True)
+class _Walk:
+    """Walks a script; the first reason of each kind wins."""
+
+    workspace: str
+    home: str
+    refused: str = ""
+    asked: str = ""
+    guarded: str = ""
+    words: list[tuple[str, ...]] = field(default_factory=list)
+
+    def ask(self, reason: str) -> None:
+        self.asked = self.asked or reason
+
+    def refuse(self, reason: str) -> None:
+        self.refused = self.refused or reason
+
+    def verdict(self) -> CommandVerdict:
+        words = tuple(self.words)
+        if self.refused:
+            return CommandVerdict("refuse", self.refused, bool(self.guarded), words)
+        if self.guarded or self.asked:
+            return CommandVerdict("ask", self.guarded or self.asked, bool(self.guarded), words)
+        return CommandVerdict("safe", "every command is known read-only", False, words)
+
+    def place(self, scope: _Scope) -> _Place:
+        return _Place(self.home, self.workspace, scope.cwd)
+
+    def script(self, script: Script, scope: _Scope, depth: int) -> None:
+        """Walk ``script``; ``depth`` counts the substitutions, compounds and re-parsed strings
+        around it, in one budget with the parser's (:data:`._bash.MAX_NESTING`)."""
+        if depth > _bash.MAX_NESTING:
+            self.refuse("the command is nested too deeply to check")
+            return
+        if script.error:
+            self.ask("the command does not parse as bash")
+        if script.too_deep:
+            self.refuse("the command is nested too deeply to check")
+        for pipeline in script.pipelines:
+            self.pipeline(pipeline, scope, depth)
+
+    def nested(self, source: str, scope: _Scope, depth: int) -> None:
+        """Walk ``source`` as the script a shell, ``eval`` or ``env -S`` runs."""
+        self.script(_bash.parse(source, nesting=depth + 1), scope, depth + 1)
+
+    def pipeline(self, pipeline: Pipeline, scope: _Scope, depth: int) -> None:
+        fetched = False
+        fed: list[str] = []
+        for stage in pipeline.stages:
+            inner = [stage] if isinstance(stage, Command) else list(_bash.commands(stage.body))
+            argvs = [tuple(w.text for w in _unwrap(c.words).argv) for c in inner if c.words]
+            shells = [a for a in argvs if _reads_program_from_stdin(a) and _program(a[0]) in _POSIX_SHELLS]
+            if fetched and any(_reads_program_from_stdin(argv) for argv in argvs):
+                self.refuse("piping a downloaded script into an interpreter is always refused")
+            for text in fed if shells else ():
+                self.nested(text, scope.copy(), depth)
+            fetched |= any(argv and _program(argv[0]) in _FETCHERS for argv in argvs)
+            fed = _printed(stage) if isinstance(stage, Command) else []
+        alone = len(pipeline.stages) == 1 and not pipeline.background
+        for stage in pipeline.stages:
+            own = scope if alone else scope.copy()
+            if isinstance(stage, Command):
+                self.command(stage, own, depth)
+            else:
+                self.compound(stage, own, depth)
+
+    def compound(self, compound: Compound, scope: _Scope, depth: int) -> None:
+        for word in compound.words:
+            self.substitutions(word, scope, depth)
+        kind = compound.kind
+        if kind == "function_definition" and _is_fork_bomb(compound):
+            self.refuse("a fork bomb is always refused")
+        if kind in ("subshell", "compound_statement", "test_command"):
+            self.script(compound.body, scope.copy() if kind == "subshell" else scope, depth + 1)
+        else:
+            self.ask(_UNCHECKED.get(kind, f"{kind.replace('_', ' ')} is not checked"))
+            inner = scope.copy()
+            self.script(compound.body, inner, depth + 1)
+            scope.cwd = scope.cwd if inner.cwd == scope.cwd else None
+        self.redirects(compound.redirects, scope, depth, ())
+
+    def substitutions(self, word: Word, scope: _Scope, depth: int) -> None:
+        for substitution in word.substitutions:
+            self.ask(f"{substitution.kind} substitution cannot be checked")
+            self.script(substitution.script, scope.copy(), depth + 1)
+
+    def command(self, command: Command, scope: _Scope, depth: int) -> None:
+        if command.words and not command.words[0].literal:
+            self.ask(_dynamic_name(command.words[0]))
+        for word in (*command.assignments, *command.words):
+            self.substitutions(word, scope, depth)
+        self.redirects(command.redirects, scope, depth, [w.text for w in _unwrap(command.words).argv])
+        unsafe = [w.text.split("=")[0] for w in command.assignments if not _HARMLESS_ENV.fullmatch(w.text)]
+        if not command.words:
+            if command.assignments:
+                self.ask("setting shell variables is not checked")
+            return
+        if unsafe:
+            self.ask(f"setting {unsafe[0]} for a command is not checked")
+        self.run(command.words, scope, depth)
+
+    def redirects(
+        self, redirects: Sequence[Redirect], scope: _Scope, depth: int, argv: Sequence[str]
+    ) -> None:
+        program = _program(argv[0]) if argv else ""
+        for redirect in redirects:
+            self.substitutions(redirect.target, scope, depth)
+            if redirect.heredoc or redirect.operator == "<<<":
+                if program in _RUNS_CODE:
+                    kind = "here-string" if redirect.operator == "<<<" else "heredoc"
+                    self.ask(f"a {kind} into {program} cannot be checked")
+                if program in _POSIX_SHELLS and not any(a.startswith("-") and "c" in a for a in argv[1:]):
+                    self.nested(redirect.target.text, scope.copy(), depth)
+            elif _writes(redirect):
+                self.write(redirect.target, scope, redirect=redirect.operator)
+
+    def write(self, target: Word, scope: _Scope, *, redirect: str = "", content: bool = True) -> None:
+        """``target`` is written: by a redirection (``redirect`` is its operator) or by a command."""
+        text = target.text
+        if redirect and target.literal and text in _SINKS:
+            return
+        path = self.place(scope).resolve(target) if target.literal else None
+        path = posixpath.normpath(path) if path else text
+        if content and _DEVICE.match(path):
+            self.refuse("writing to a disk device is always refused")
+        if redirect in (">", ">|", "&>") and path in _ACCOUNT_FILES:
+            self.refuse(f"overwriting {path} is always refused")
+        place = _protected(text)
+        if place:
+            self.guarded = self.guarded or f"writes into {place}, which asks in every mode"
+        if redirect:
+            self.ask(f"writes to {text if len(text) <= 60 else text[:57] + '...'}")
+
+    def run(self, argv: Sequence[Word], scope: _Scope, depth: int) -> None:
+        """Check one simple command (also one that ``xargs`` or ``find -exec`` runs)."""
+        unwrapped = _unwrap(argv)
+        words = unwrapped.argv
+        self.words.append(tuple(w.text for w in words or argv))
+        if unwrapped.opaque:
+            self.ask(unwrapped.opaque)
+        unsafe = [a for a in unwrapped.assignments if not _HARMLESS_ENV.fullmatch(a)]
+        if unsafe:
+            self.ask(f"setting {unsafe[0].split('=')[0]} for a command is not checked")
+        if unwrapped.chdir:
+            scope = _Scope(None)
+        if unwrapped.split is not None:
+            self.ask("env -S cannot be checked")
+            self.nested(" ".join((unwrapped.split, *(w.text for w in words))), scope.copy(), depth)
+            return
+        if not words[0].literal:
+            self.ask(_dynamic_name(words[0]))
+            return
+        name = words[0].text
+        program = _program(name)
+        rule = _REFUSED.get(program)
+        self.refuse(rule(self.place(scope), words[1:]) if rule else "")
+        if program in _RUNS_CODE and any(_fetches(s.script) for w in words[1:] for s in w.substitutions):
+            self.refuse("running a downloaded script is always refused")
+        if program in _SHELLS:
+            self.shell(words, scope, depth)
+        elif program == "eval":
+            self.ask("eval cannot be checked")
+            self.nested(" ".join(w.text for w in words[1:]), scope.copy(), depth)
+        elif program in ("source", "."):
+            self.ask(f"{program} runs a script that cannot be checked")
+        else:
+            self.ask(_read_only(name, words[1:], open_args=unwrapped.open_args))
+        if program == "find":
+            self.find_exec(words[1:], scope, depth)
+        for target in _write_targets(program, words[1:]):
+            self.write(target, scope, content=program in _CONTENT_WRITERS)
+        if name in ("cd", "pushd", "popd"):
+            self.cd(words[1:] if name != "popd" else [_literal("-")], scope)
+
+    def shell(self, words: Sequence[Word], scope: _Scope, depth: int) -> None:
+        """``bash -c 'script'`` is as safe as its script; any other shell use asks."""
+        name, args = words[0].text, words[1:]
+        index = 0
+        inline = False
+        while index < len(args) and args[index].literal and args[index].text[:1] in ("-", "+"):
+            text = args[index].text
+            if text in ("-", "+"):
+                break
+            index += 1
+            if text == "--":
+                break
+            inline |= not text.startswith("--") and "c" in text[1:]
+            if text in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                index += 1
+        if "/" in name or _program(name) not in _POSIX_SHELLS:
+            self.ask(f"{name} is not known to be read-only")
+        if not inline or index >= len(args):
+            self.ask(f"{_program(name)} runs a script that cannot be checked")
+        elif not args[index].literal:
+            self.ask("a shell script built from expansions cannot be checked")
+        else:
+            self.nested(args[index].text, scope.copy(), depth)
+
+    def find_exec(self, args: Sequence[Word], scope: _Scope, depth: int) -> None:
+        index = 0
+        while index < len(args):
+            if args[index].text in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = index + 1
+                while end < len(args) and args[end].text not in (";", "+"):
+                    end += 1
+                if end > index + 1:
+                    self.run(args[index + 1 : end], scope.copy(), depth)
+                index = end
+            index += 1
+
+    def cd(self, args: Sequence[Word], scope: _Scope) -> None:
+        operands = [w for w in args if not (w.literal and w.text.startswith("-") and w.text != "-")]
+        if not operands:
+            scope.cwd = self.home
+            return
+        path = self.place(scope).resolve(operands[0]) if operands[0].text != "-" else None
+        scope.cwd = posixpath.normpath(path) if path and _STAR not in path and _ONE not in path else None
+
+
+_UNCHECKED = {
+    "ERROR": "the command does not parse as bash",
+    "function_definition": "function definitions are not checked",
+    "arithmetic": "arithmetic is not checked",
+    "if_statement": "if blocks are not checked",
+    "while_statement": "while loops are not checked",
+    "for_statement": "for loops are not checked",
+    "c_style_for_statement": "for loops are not checked",
+    "case_statement": "case blocks are not checked",
+}
+
+
+def _dynamic_name(word: Word) -> str:
+    if word.substitutions:
+        return "command substitution as the command name cannot be checked"
+    if word.has("var") or word.has("expansion"):
+        return "a variable as the command name cannot be checked"
+    if word.has("glob") or word.pattern:
+        return "a glob as the command name cannot be checked"
+    return "an expanded command name cannot be checked"
+
+
+def _writes(redirect: Redirect) -> bool:
+    operator, target = redirect.operator, redirect.target
+    if operator in (">&", "<&"):
+        duplicate = target.literal and (target.text.isdigit() or target.text == "-")
+        return operator == ">&" and not duplicate
+    return operator in (">", ">>", "&>", "&>>", ">|", "<>")
+
+
+def _normal(path: str) -> str:
+    return posixpath.normpath(re.sub("/+", "/", path or "/"))
