@@ -71,7 +71,7 @@ def test_untrusted_folder_is_refused_without_yolo(cli: Circle) -> None:
     assert cli.run("-p", "hello").returncode == 0
 
 
-def test_changes_without_yolo_and_without_a_terminal_are_refused(cli: Circle) -> None:
+def test_a_change_that_would_ask_is_not_run_in_print_mode(cli: Circle) -> None:
     from circle._testing.gateway import chat_tool_calls
 
     cli.run("trust", str(cli.workspace))

@@ -39,7 +39,9 @@ from .events import (
     TurnStarted,
 )
 from .guards import ask_model, check_call, request_messages, with_repair_note
+from .hooks import HookRunner
 from .media import MediaFilter
+from .ports.approver import ApprovalRequest
 from .ports.event_sink import EventSink
 from .ports.model_catalog import ModelCatalog
 from .ports.model_client import ModelClient
@@ -48,6 +50,7 @@ from .tools.base import Tool, ToolContext, ToolOutput
 
 log = logging.getLogger("circle.loop")
 PARALLEL_TOOLS = frozenset({"task"})
+MAX_STOP_CONTINUATIONS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +99,10 @@ class AgentLoop:
         events: EventSink,
         settings: LoopSettings,
         catalog: ModelCatalog | None = None,
+        hooks: HookRunner | None = None,
     ) -> None:
         self.model = model
+        self.hooks = hooks
         self.tools = tools
         self.context = context
         self.events = events
@@ -125,7 +130,7 @@ class AgentLoop:
         try:
             if prompt is not None:
                 await conversation.append(Message.user(prompt), self.events)
-            rounds = 0
+            rounds = stops = 0
             while True:
                 while inbox.steering:
                     await conversation.append(Message.user(inbox.steering.popleft()), self.events)
@@ -140,6 +145,9 @@ class AgentLoop:
                         await conversation.append(result, self.events)
                     return self._end(conversation, answer.text, usage, incomplete=True)
                 if not calls:
+                    if await self._stop_hook_goes_on(conversation, answer.text, stops):
+                        stops += 1
+                        continue
                     return self._end(conversation, answer.text, usage)
                 await self._run_calls(conversation, calls)
                 rounds += 1
@@ -211,9 +219,12 @@ class AgentLoop:
         checked = check_call(call, {spec.name: spec.parameters for spec in self._specs})
         if isinstance(checked, RepairError):
             return ToolOutput(checked.message, is_error=True)
+        context = await self._hook_gate(checked.name, checked.arguments, call.id)
+        if isinstance(context, ToolOutput):
+            return context
         try:
             arguments = self.context.secrets.expand(checked.arguments)
-            output = await self.tools[checked.name].invoke(arguments, self.context)
+            output = await self.tools[checked.name].invoke(arguments, context)
         except ToolError as exc:
             output = ToolOutput(exc.message, is_error=True)
         except asyncio.CancelledError:
@@ -222,7 +233,56 @@ class AgentLoop:
             log.exception("tool %s crashed", checked.name)
             output = ToolOutput(f"{checked.name} failed: {type(exc).__name__}: {exc}", is_error=True)
         output = with_repair_note(output, checked)
+        if self.hooks is not None:
+            said = await self.hooks.post_tool(
+                checked.name, checked.arguments, output.text, output.is_error, tool_use_id=call.id
+            )
+            if said:
+                output = replace(output, text=f"{output.text}\n\n[PostToolUse hook] {said}")
         return replace(output, text=self.context.secrets.mask(output.text))
+
+    async def _hook_gate(
+        self, name: str, arguments: dict[str, JsonValue], call_id: str
+    ) -> ToolContext | ToolOutput:
+        """The PreToolUse hooks' word: a refusal, or the context the tool runs with.
+
+        A deny stands in every mode; an ask goes to the person (or is refused where nobody can
+        answer); an allow lets the call skip asking, but never past a deny rule or a refusal.
+        """
+        if self.hooks is None:
+            return self.context
+        verdict = await self.hooks.pre_tool(name, arguments, tool_use_id=call_id)
+        if verdict.decision == "deny":
+            return ToolOutput(
+                f"blocked by a PreToolUse hook: {verdict.reason or verdict.hook}", is_error=True
+            )
+        if verdict.decision == "ask":
+            summary = f"a PreToolUse hook asks about {name}: {verdict.reason or verdict.hook}"
+            request = ApprovalRequest(
+                tool_name=name,
+                kind="other",
+                summary=summary,
+                workspace=self.context.workspace,
+                always_ask=True,
+            )
+            decision = await self.context.approver.decide(request)
+            if not decision.allowed:
+                return ToolOutput(f"{name} was not approved: {decision.reason}", is_error=True)
+        if verdict.decision in ("allow", "ask"):
+            return replace(self.context, hook_allowed=True)
+        return self.context
+
+    async def _stop_hook_goes_on(self, conversation: Conversation, answer: str, stops: int) -> bool:
+        """A Stop hook saying "not yet" hands the model its reason; the turn goes on (3 times at most)."""
+        if self.hooks is None or stops >= MAX_STOP_CONTINUATIONS:
+            return False
+        verdict = await self.hooks.stop(answer, active=stops > 0)
+        if verdict.decision != "deny":
+            return False
+        await conversation.append(
+            Message.user(f"[Stop hook] {verdict.reason or 'the Stop hook asks to go on'}"), self.events
+        )
+        return True
 
     async def _record_interruption(self, conversation: Conversation) -> None:
         for result in close_unanswered(conversation.messages):

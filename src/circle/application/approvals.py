@@ -1,22 +1,118 @@
-"""Approvers that need no person: everything allowed (--yolo, library default)."""
+"""The approval policy: rules, the approval mode, hooks and the person, in that order.
+
+Order of a decision for a call that changes something (reads never come here):
+
+1. A deny rule (session, the person's approvals.json, a trusted project's) denies.
+2. A call that touches .git/hooks, .git/config, .gitmodules or .circle/ asks, in every mode.
+3. read-only mode denies every change (a command known to be read-only still runs).
+4. A PreToolUse hook's allow lets it run (it never overrides 1 or an always-refused command,
+   which the execute tool refuses before asking).
+5. An ask rule asks; an allow rule allows.
+6. The mode: auto allows; a known read-only command runs; accept-edits allows file changes
+   inside the workspace; everything else asks.
+
+Asking goes to the person's Approver. Where nobody can answer (print, JSON and RPC modes),
+the call is not run and the model is told why and how the person could allow it.
+"""
 
 from __future__ import annotations
 
-from .ports.approver import ApprovalDecision, ApprovalRequest
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from circle.domain.approval_rules import Rule, RuleLayer, decide, session_allow
+
+from .ports.approver import ApprovalDecision, ApprovalRequest, Approver
+
+ApprovalMode = Literal["default", "accept-edits", "read-only", "auto"]
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("default", "accept-edits", "read-only", "auto")
+NO_ONE_TO_ASK = (
+    "it needs the person's approval and nobody can answer here; they can allow it with --yolo, "
+    "--approval-mode accept-edits or auto, or an allow rule in approvals.json"
+)
 
 
 class AllowAll:
-    """Nothing asks: every tool call may run."""
+    """Nothing asks: every call may run (for tests and programs that decide for themselves)."""
 
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
         return ApprovalDecision(allowed=True)
 
 
-class DenyChanges:
-    """Refuses every change, saying how to allow it; for runs where no person can answer."""
+def parse_mode(text: str) -> ApprovalMode:
+    for mode in APPROVAL_MODES:
+        if mode == text:
+            return mode
+    raise ValueError(f"unknown approval mode {text!r}: use one of {', '.join(APPROVAL_MODES)}")
 
-    def __init__(self, hint: str) -> None:
-        self.hint = hint
+
+class ApprovalPolicy:
+    """An :class:`Approver` that applies the rules and the mode, and asks ``person`` only when it must.
+
+    Args:
+        mode: default, accept-edits, read-only or auto.
+        layers: the person's and a trusted project's rules (``user``, ``project``).
+        person: who answers when a call asks; None where nobody can.
+    """
+
+    def __init__(
+        self,
+        mode: ApprovalMode = "default",
+        layers: Mapping[RuleLayer, Sequence[Rule]] | None = None,
+        person: Approver | None = None,
+    ) -> None:
+        self.mode: ApprovalMode = mode
+        self.layers: dict[RuleLayer, list[Rule]] = {k: list(v) for k, v in (layers or {}).items()}
+        self.layers.setdefault("session", [])
+        self.person = person
 
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
-        return ApprovalDecision(allowed=False, reason=f"no one can approve it here ({self.hint})")
+        verdict = self._verdict(request)
+        if isinstance(verdict, ApprovalDecision):
+            return verdict
+        return await self.ask(request, why=verdict)
+
+    def _verdict(self, request: ApprovalRequest) -> ApprovalDecision | str:
+        """A decision, or the reason the call must ask."""
+        rule = decide(request.tool_name, request.subject, self.layers)
+        if rule.effect == "deny":
+            return ApprovalDecision(allowed=False, reason=rule.describe())
+        if request.always_ask:
+            if request.kind == "other":
+                return request.summary
+            return "it touches .git/hooks, .git/config, .gitmodules or .circle/, which always ask"
+        if self.mode == "read-only":
+            if request.kind == "execute" and request.safe:
+                return ApprovalDecision(allowed=True)
+            return ApprovalDecision(allowed=False, reason="read-only mode blocks every change")
+        if request.hook_allowed:
+            return ApprovalDecision(allowed=True)
+        if rule.effect == "ask":
+            return rule.describe()
+        if rule.effect == "allow":
+            return ApprovalDecision(allowed=True)
+        return self._by_mode(request)
+
+    def _by_mode(self, request: ApprovalRequest) -> ApprovalDecision | str:
+        if self.mode == "auto":
+            return ApprovalDecision(allowed=True)
+        if request.kind == "execute" and request.safe:
+            return ApprovalDecision(allowed=True)
+        if self.mode == "accept-edits" and request.kind == "edit" and not request.outside_workspace:
+            return ApprovalDecision(allowed=True)
+        if request.outside_workspace:
+            return "it writes outside the workspace"
+        return f"{request.tool_name} asks in {self.mode} mode"
+
+    async def ask(self, request: ApprovalRequest, *, why: str) -> ApprovalDecision:
+        """Ask the person; where nobody can answer, refuse and say why."""
+        if self.person is None:
+            return ApprovalDecision(allowed=False, reason=f"{why}: {NO_ONE_TO_ASK}")
+        decision = await self.person.decide(request)
+        if decision.allowed and decision.remember:
+            subject = None if request.tool_name != "execute" else request.subject
+            self.layers["session"].append(session_allow(request.tool_name, subject))
+        return decision
+
+
+__all__ = ["APPROVAL_MODES", "AllowAll", "ApprovalMode", "ApprovalPolicy", "parse_mode"]

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from circle.domain.errors import ConfigError, StorageError
+from circle.domain.hooks import HookConfig
 from circle.domain.retry import TimeoutPolicy
 from circle.domain.secrets import Secrets
 from circle.domain.thinking import ThinkingLevel
@@ -16,6 +17,7 @@ from .agent_loop import AgentLoop, LoopSettings
 from .context.system_prompt import Environment, PromptOptions, build_system_prompt
 from .conversation import Conversation
 from .event_bus import EventBus
+from .hooks import HookRunner
 from .model_guard import GuardedModel
 from .ports.approver import Approver
 from .ports.clock import Clock
@@ -49,6 +51,10 @@ class RuntimeOptions:
     timeouts: TimeoutPolicy | None = None
     """With a policy, every session's model is a :class:`GuardedModel` (retries, deadlines,
     rejected parameters dropped); without one it is used as it is (scripted models, tests)."""
+    hooks: HookConfig | None = None
+    """hooks.json (the person's, and an approved trusted project's)."""
+    home: str = "~"
+    """The person's home folder, for judging commands such as ``rm -rf ~``."""
 
 
 @dataclass
@@ -121,7 +127,14 @@ class Runtime:
             env=self.options.env,
             images=self.ports.images,
             secrets=self.options.secrets,
+            home=self.options.home,
         )
+        hooks = self._hooks(conversation)
+        system = await self.system_prompt()
+        if hooks is not None:
+            source = "resume" if conversation.messages else "startup"
+            if said := await hooks.session_start(source=source):
+                system = f"{system}\n\n# From the session-start hooks\n{said}"
         info = self.ports.catalog.lookup(self.options.model)
         thinking = self.options.thinking if info.reasoning or not info.known else None
         loop = AgentLoop(
@@ -131,15 +144,28 @@ class Runtime:
             events=self.events,
             settings=LoopSettings(
                 model=self.options.model,
-                system=await self.system_prompt(),
+                system=system,
                 max_rounds=self.options.max_rounds,
                 thinking=thinking,
                 model_info=info,
                 budget_usd=self.options.budget_usd,
             ),
             catalog=self.ports.catalog,
+            hooks=hooks,
         )
         return AgentSession(loop, conversation)
+
+    def _hooks(self, conversation: Conversation) -> HookRunner | None:
+        config = self.options.hooks
+        if config is None or not any(config.events.values()):
+            return None
+        return HookRunner(
+            self.ports.processes,
+            config,
+            workspace=self.options.workspace,
+            session_id=conversation.session_id,
+            env=self.options.env or None,
+        )
 
     def session_model(self) -> ModelClient:
         """The model a new session talks to: guarded when ``options.timeouts`` is set."""

@@ -28,4 +28,16 @@ def relative_display(root: str, resolved: str) -> str:
     return resolved
 
 
-__all__ = ["is_inside", "join_in_workspace", "relative_display"]
+_PROTECTED_FILES = (".git/config", ".gitmodules")
+_PROTECTED_FOLDERS = (".git/hooks", ".circle")
+
+
+def is_protected_path(relative: str) -> bool:
+    """True for the places whose change always asks: .git/hooks, .git/config, .gitmodules, .circle/."""
+    path = str(PurePosixPath(relative)).lower()
+    if path in _PROTECTED_FILES:
+        return True
+    return any(path == folder or path.startswith(f"{folder}/") for folder in _PROTECTED_FOLDERS)
+
+
+__all__ = ["is_inside", "is_protected_path", "join_in_workspace", "relative_display"]

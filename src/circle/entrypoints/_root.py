@@ -68,7 +68,14 @@ def run(
     ] = False,
     session: Annotated[str | None, typer.Option("--session", help="Continue this session.")] = None,
     session_id: Annotated[str | None, typer.Option("--session-id", help="Id for the new session.")] = None,
-    yolo: Annotated[bool, typer.Option("--yolo", help="Nothing asks: every tool call runs.")] = False,
+    yolo: Annotated[
+        bool,
+        typer.Option("--yolo", help="Approval mode auto: nothing asks (always-refused commands still are)."),
+    ] = False,
+    approval_mode: Annotated[
+        str | None,
+        typer.Option("--approval-mode", help="default, accept-edits, read-only or auto."),
+    ] = None,
     system_prompt: Annotated[
         str | None, typer.Option("--system-prompt", help="Replace the system prompt.")
     ] = None,
@@ -115,6 +122,7 @@ def run(
         session=session,
         session_id=session_id,
         yolo=yolo,
+        approval_mode=approval_mode,
         system_prompt=system_prompt,
         append_system_prompt=append_system_prompt,
         context_files=not no_context_files,

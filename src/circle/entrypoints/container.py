@@ -16,7 +16,7 @@ from typing import cast
 
 from dependency_injector import containers, providers
 
-from circle.application.approvals import AllowAll
+from circle.application.approvals import AllowAll, ApprovalMode
 from circle.application.ports.approver import Approver
 from circle.application.ports.clock import Clock
 from circle.application.ports.file_system import FileSystem
@@ -75,6 +75,7 @@ class Config:
     ephemeral: bool = False
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     model_overrides: Mapping[str, ModelOverride] = field(default_factory=dict)
+    approval_mode: ApprovalMode = "default"
 
     @property
     def store_path(self) -> Path:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import sys
@@ -11,12 +10,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from circle.adapters._shared.settings_files import data_dir, load_credentials, load_secrets, load_settings
+from circle.adapters._shared.settings_files import (
+    data_dir,
+    load_credentials,
+    load_hooks,
+    load_rule_layers,
+    load_secrets,
+    load_settings,
+)
 from circle.application.agent_loop import TurnResult
-from circle.application.approvals import AllowAll, DenyChanges
+from circle.application.approvals import ApprovalMode, ApprovalPolicy, parse_mode
 from circle.application.context.system_prompt import PromptOptions
 from circle.application.events import AgentEvent, BudgetWarned, RetryScheduled
-from circle.application.ports.approver import ApprovalDecision, ApprovalRequest, Approver
 from circle.application.runtime import Runtime, RuntimeOptions
 from circle.application.session import AgentSession
 from circle.domain.errors import CircleError, ConfigError, UntrustedFolderError
@@ -53,6 +58,7 @@ class RunOptions:
     exclude_tools: list[str] = field(default_factory=list)
     thinking: str | None = None
     max_budget_usd: float | None = None
+    approval_mode: str | None = None
 
 
 class JsonLines:
@@ -82,27 +88,6 @@ class Notices:
             self.err.flush()
 
 
-class TtyApprover:
-    """Asks on the controlling terminal; where there is none, changes are refused with a hint."""
-
-    def __init__(self) -> None:
-        self._fallback = DenyChanges("pass --yolo to allow changes in print mode")
-
-    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
-        with contextlib.ExitStack() as stack:
-            try:
-                reader = stack.enter_context(open("/dev/tty", encoding="utf-8"))
-                writer = stack.enter_context(open("/dev/tty", "w", encoding="utf-8"))
-            except OSError:
-                return await self._fallback.decide(request)
-            writer.write(f"circle: allow {request.tool_name}: {request.summary}? [y/N] ")
-            writer.flush()
-            answer = await asyncio.to_thread(reader.readline)
-        if answer.strip().lower() in ("y", "yes"):
-            return ApprovalDecision(allowed=True)
-        return ApprovalDecision(allowed=False, reason="the person said no")
-
-
 async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
     data = data_dir(env)
     settings = load_settings(data, opts.workspace, project_trusted=False)
@@ -126,6 +111,7 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         timeouts=TimeoutPolicy.from_env(env),
         env=scrub_environment(env, secrets),
         secrets=secrets,
+        home=str(Path.home()),
     )
     return Config(
         workspace=opts.workspace,
@@ -135,7 +121,17 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         ephemeral=opts.no_session,
         env=env,
         model_overrides=settings.models,
+        approval_mode=_approval_mode(opts, settings.approval_mode),
     )
+
+
+def _approval_mode(opts: RunOptions, from_settings: str | None) -> ApprovalMode:
+    if opts.yolo:
+        return "auto"
+    try:
+        return parse_mode(opts.approval_mode or from_settings or "default")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _thinking(text: str | None) -> ThinkingLevel | None:
@@ -171,12 +167,15 @@ async def run_headless(
     sink = JsonLines(out) if json_mode else None
     try:
         container = container or Container(config=await make_config(opts, dict(os.environ)))
-        if not opts.yolo and not await _is_trusted(container, opts.workspace):
+        config: Config = container.config()
+        trusted = await _is_trusted(container, opts.workspace)
+        if not opts.yolo and not trusted:
             raise UntrustedFolderError(
                 f"{opts.workspace} is not trusted: run `circle trust {opts.workspace}` first, or pass --yolo"
             )
-        approver: Approver = AllowAll() if opts.yolo else TtyApprover()
-        container.approver.override(approver)
+        layers = load_rule_layers(config.data_dir, opts.workspace, project_trusted=trusted)
+        container.approver.override(ApprovalPolicy(config.approval_mode, layers, person=None))
+        config.options.hooks = load_hooks(config.data_dir, opts.workspace, project_trusted=trusted)
         runtime = build_runtime(container)
     except CircleError as exc:
         return report(exc, err, sink)

@@ -8,9 +8,15 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from circle.adapters._shared.settings_files import data_dir, load_credentials, load_settings
+from circle.adapters._shared.settings_files import (
+    data_dir,
+    load_credentials,
+    load_rule_layers,
+    load_secrets,
+    load_settings,
+)
 from circle.application.agent_loop import TurnResult
-from circle.application.approvals import AllowAll
+from circle.application.approvals import AllowAll, ApprovalPolicy
 from circle.application.context.system_prompt import PromptOptions
 from circle.application.events import AgentEvent
 from circle.application.ports.approver import Approver
@@ -20,6 +26,7 @@ from circle.application.runtime import Runtime, RuntimeOptions
 from circle.application.session import AgentSession
 from circle.domain.errors import ConfigError
 from circle.domain.retry import TimeoutPolicy
+from circle.domain.secrets import Secrets, scrub_environment
 from circle.domain.settings import resolve_endpoint
 
 from .container import Config, Container, build_runtime
@@ -41,7 +48,9 @@ class Agent:
         model_client: any :class:`~circle.application.ports.model_client.ModelClient`, for example
             ``circle.testing.ScriptedModel``; replaces the endpoint.
         store: a session store; by default circle.sqlite in the data folder (``CIRCLE_HOME``).
-        approver: decides tool calls that change things; by default everything may run.
+        approver: the person (or program) asked when a change needs approval; the default
+            approval mode and the person's approvals.json apply first. Without one, everything may
+            run (always-refused commands and credential files are refused all the same).
         session_id: continue this stored session instead of starting a new one.
         tools: only these built-in tools; ``exclude_tools`` leaves some out.
         system_prompt, append_system_prompt: replace or extend the system prompt.
@@ -81,6 +90,7 @@ class Agent:
             raise ConfigError(f"the workspace {folder} is not a folder")
         data = data_dir(env)
         settings = load_settings(data, folder)
+        secrets = Secrets(load_secrets(data))
         endpoint = resolve_endpoint(settings, env, load_credentials(data), model_override=model)
         options = RuntimeOptions(
             workspace=str(folder),
@@ -92,6 +102,9 @@ class Agent:
             max_rounds=max_turns,
             budget_usd=max_budget_usd if max_budget_usd is not None else settings.budget_usd,
             timeouts=None if model_client is not None else TimeoutPolicy.from_env(env),
+            secrets=secrets,
+            env=scrub_environment(env, secrets),
+            home=str(Path.home()),
         )
         if not options.model:
             raise ConfigError("no model chosen: pass model=..., or set CIRCLE_MODEL")
@@ -102,7 +115,11 @@ class Agent:
             self._container.model.override(model_client)
         if store is not None:
             self._container.store.override(store)
-        self._container.approver.override(approver or AllowAll())
+        if approver is None:
+            self._container.approver.override(AllowAll())
+        else:
+            policy = ApprovalPolicy("default", load_rule_layers(data), person=approver)
+            self._container.approver.override(policy)
         self._session_id = session_id
         self._owns_model = model_client is None
         self._owns_store = store is None

@@ -1,4 +1,4 @@
-"""Approver: asks the person whether a tool call may run."""
+"""Approver: decides whether a tool call that changes things may run, asking the person if it must."""
 
 from __future__ import annotations
 
@@ -10,16 +10,36 @@ ApprovalKind = Literal["edit", "execute", "other"]
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
+    """One call that changes something.
+
+    Attributes:
+        summary: What the person reads ("edit src/app.py", the command), secrets written %NAME%.
+        subject: What rules match: the command, or the path relative to the workspace.
+        outside_workspace: The call writes outside the workspace.
+        always_ask: The call touches .git/hooks, .git/config, .gitmodules or .circle/: it asks in
+            every mode.
+        safe: The command is known to be read-only.
+        hook_allowed: A PreToolUse hook (or the person, asked for a hook) allowed this call.
+    """
+
     tool_name: str
     kind: ApprovalKind
     summary: str
     workspace: str
+    subject: str = ""
+    outside_workspace: bool = False
+    always_ask: bool = False
+    safe: bool = False
+    hook_allowed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
+    """``remember``: the person chose "allow for this session"."""
+
     allowed: bool
     reason: str = ""
+    remember: bool = False
 
 
 class Approver(Protocol):

@@ -5,7 +5,7 @@ Bad arguments and failures become a :class:`ToolError` whose message reaches the
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Literal, Protocol, TypeVar
 
@@ -22,7 +22,7 @@ from circle.domain.errors import ApprovalDeniedError, ToolError
 from circle.domain.messages import DocumentPart, ImagePart
 from circle.domain.model import ToolSpec
 from circle.domain.secrets import Secrets
-from circle.domain.workspace import is_inside, join_in_workspace, relative_display
+from circle.domain.workspace import is_inside, is_protected_path, join_in_workspace, relative_display
 
 
 class ToolArgs(BaseModel):
@@ -59,6 +59,21 @@ class ToolContext:
     env: dict[str, str] = field(default_factory=dict)
     images: ImageCodec | None = None
     secrets: Secrets = field(default_factory=Secrets)
+    home: str = "~"
+    hook_allowed: bool = False
+
+    async def approve_write(self, tool: str, resolved: str, summary: str) -> None:
+        """Ask before a file change: rules see the workspace-relative path; protected places always ask."""
+        inside = is_inside(self.workspace, resolved)
+        subject = self.show(resolved) if inside else resolved
+        await self.approve(
+            tool,
+            "edit",
+            summary,
+            subject=subject,
+            outside_workspace=not inside,
+            always_ask=inside and is_protected_path(subject),
+        )
 
     async def resolve(self, path: str, *, use: PathUse = "read") -> str:
         """The real path of ``path`` (relative to the workspace), symlinks followed before any decision.
@@ -85,26 +100,51 @@ class ToolContext:
             return self.show(resolved)
         return f"{resolved} (outside the workspace)"
 
-    async def check_command(self, command: str) -> None:
-        """Refuse a command whose words name a credential file, as written or through a symlink."""
-        words = [word for simple in command_words(command) for word in simple]
-        if named := credential_words(words):
+    async def check_command(self, command: str, *, words: Sequence[Sequence[str]] | None = None) -> None:
+        """Refuse a command whose words name a credential file, as written or through a symlink.
+
+        ``words`` are the parsed simple commands (from the classifier); without them the command is
+        split like a shell line.
+        """
+        parsed = command_words(command) if words is None else words
+        words_flat = [word for simple in parsed for word in simple]
+        if named := credential_words(words_flat):
             raise ToolError(f"the command names {named[0]}, which {CREDENTIAL_REFUSAL}")
-        paths = [w for w in words if not w.startswith(("-", "~", "$")) and "=" not in w and w.strip("/.")]
+        paths = [
+            w for w in words_flat if not w.startswith(("-", "~", "$")) and "=" not in w and w.strip("/.")
+        ]
         for word in paths[:MAX_COMMAND_WORDS_RESOLVED]:
             if "\x00" not in word and is_credential_path(
                 await self.files.resolve(join_in_workspace(self.workspace, word))
             ):
                 raise ToolError(f"the command names {word}, which {CREDENTIAL_REFUSAL}")
 
-    async def approve(self, tool: str, kind: ApprovalKind, summary: str) -> None:
+    async def approve(
+        self,
+        tool: str,
+        kind: ApprovalKind,
+        summary: str,
+        *,
+        subject: str = "",
+        outside_workspace: bool = False,
+        always_ask: bool = False,
+        safe: bool = False,
+    ) -> None:
         """Ask before a change; raise :class:`ApprovalDeniedError` when refused.
 
-        The summary is shown with saved secrets written ``%NAME%``.
+        The summary and subject are shown with saved secrets written ``%NAME%``.
         """
         decision = await self.approver.decide(
             ApprovalRequest(
-                tool_name=tool, kind=kind, summary=self.secrets.mask(summary), workspace=self.workspace
+                tool_name=tool,
+                kind=kind,
+                summary=self.secrets.mask(summary),
+                workspace=self.workspace,
+                subject=self.secrets.mask(subject),
+                outside_workspace=outside_workspace,
+                always_ask=always_ask,
+                safe=safe,
+                hook_allowed=self.hook_allowed,
             )
         )
         if not decision.allowed:

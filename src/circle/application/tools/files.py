@@ -128,7 +128,7 @@ async def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
     info = await ctx.files.stat(resolved)
     if info is not None and info.kind == "dir":
         raise ToolError(f"{args.file_path} is a folder")
-    await ctx.approve("write_file", "edit", f"write {ctx.where(resolved)}")
+    await ctx.approve_write("write_file", resolved, f"write {ctx.where(resolved)}")
     await ctx.files.write_bytes(resolved, args.content.encode("utf-8"))
     lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
     verb = "Overwrote" if info is not None else "Created"
@@ -163,7 +163,7 @@ async def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
             f"old_string appears {count} times in {args.file_path}: "
             "add surrounding lines to make it unique, or set replace_all"
         )
-    await ctx.approve("edit_file", "edit", f"edit {ctx.where(resolved)}")
+    await ctx.approve_write("edit_file", resolved, f"edit {ctx.where(resolved)}")
     updated = text.replace(args.old_string, args.new_string)
     await ctx.files.write_bytes(resolved, updated.encode("utf-8"))
     where = text[: text.index(args.old_string)].count("\n") + 1
@@ -179,7 +179,7 @@ async def _delete(args: DeleteArgs, ctx: ToolContext) -> ToolOutput:
     resolved = await _existing_file(ctx, args.file_path, use="write")
     if resolved == ctx.workspace:
         raise ToolError("the workspace itself cannot be deleted")
-    await ctx.approve("delete", "edit", f"delete {ctx.where(resolved)}")
+    await ctx.approve_write("delete", resolved, f"delete {ctx.where(resolved)}")
     await ctx.files.delete(resolved)
     return ToolOutput(f"Deleted {ctx.show(resolved)}")
 

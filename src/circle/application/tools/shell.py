@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from circle.domain.approvals import classify_command
 from circle.domain.errors import ToolError
 from circle.domain.redact import redact
 
@@ -32,8 +33,18 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolError("the command is empty")
     if args.background:
         raise ToolError("background jobs are not available in this version: run it in the foreground")
-    await ctx.check_command(args.command)
-    await ctx.approve("execute", "execute", args.command)
+    verdict = classify_command(args.command, workspace=ctx.workspace, home=ctx.home)
+    if verdict.kind == "refuse":
+        raise ToolError(f"refused: {verdict.reason}")
+    await ctx.check_command(args.command, words=verdict.words)
+    await ctx.approve(
+        "execute",
+        "execute",
+        args.command,
+        subject=args.command,
+        always_ask=verdict.always_ask,
+        safe=verdict.kind == "safe",
+    )
     result = await ctx.processes.run(
         args.command,
         cwd=ctx.workspace,
