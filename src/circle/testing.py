@@ -11,7 +11,9 @@ Every fake records what it saw, so tests assert on state rather than on calls::
 """
 
 from circle._testing.catalog import InMemoryCatalog
+from circle._testing.compaction import InMemoryCompactionStore
 from circle._testing.events import RecordingSink, ScriptedApprover
+from circle._testing.faults import Faults
 from circle._testing.gateway import (
     GatewayResponse,
     RecordedRequest,
@@ -21,29 +23,41 @@ from circle._testing.gateway import (
     chat_tool_calls,
     replay_fixture,
 )
+from circle._testing.images import FakeImageCodec
+from circle._testing.journal import InMemoryFileJournal, InMemoryWorkspaceSnapshots
+from circle._testing.lease import InMemorySessionLease
 from circle._testing.local import FakeClock, FakeProcessRunner, Hang, InMemoryFileSystem, InMemoryTextSearch
 from circle._testing.model import Call, ScriptedModel, answer
 from circle._testing.store import InMemorySessionStore, InMemoryTrustList
+from circle._testing.wire_scripts import anthropic_answer, responses_answer
 
 __all__ = [
     "Call",
     "FakeClock",
+    "FakeImageCodec",
     "FakeProcessRunner",
+    "Faults",
     "GatewayResponse",
     "Hang",
     "InMemoryCatalog",
+    "InMemoryCompactionStore",
+    "InMemoryFileJournal",
     "InMemoryFileSystem",
+    "InMemorySessionLease",
     "InMemorySessionStore",
     "InMemoryTextSearch",
     "InMemoryTrustList",
+    "InMemoryWorkspaceSnapshots",
     "RecordedRequest",
     "RecordingSink",
     "ScriptedApprover",
     "ScriptedGateway",
     "ScriptedModel",
     "answer",
+    "anthropic_answer",
     "chat_error",
     "chat_text",
     "chat_tool_calls",
     "replay_fixture",
+    "responses_answer",
 ]

@@ -334,3 +334,98 @@ async def test_trust_resolves_relative_folders(
 async def test_nothing_is_trusted_at_first(trust_list: Trust, tmp_path: Path) -> None:
     assert not await trust_list.is_trusted(str(tmp_path))
     assert not await trust_list.is_trusted("/")
+
+
+async def test_a_fork_copies_the_path_to_its_checkpoint_into_a_new_session(store: Store) -> None:
+    await store.create_session(workspace="/w", session_id="s1", title="source")
+    main = [await store.append("s1", Message.user(f"main {i}")) for i in range(3)]
+    await store.add_label(main[0].id, "start")
+    await store.add_label(main[2].id, "after the fork point")
+
+    forked = await store.fork("s1", at_checkpoint=main[1].id, new_session_id="f1")
+
+    assert (forked.id, forked.workspace, forked.title) == ("f1", "/w", "source")
+    assert (forked.forked_from, forked.forked_at, forked.message_count) == ("s1", main[1].id, 2)
+    copied = await store.history("f1")
+    assert [cp.message for cp in copied] == [main[0].message, main[1].message]
+    assert not {cp.id for cp in copied} & {cp.id for cp in main}
+    assert all(cp.session_id == "f1" for cp in copied)
+    assert [label.text for label in await store.labels("f1")] == ["start"]
+    assert await store.history("s1") == main  # the source is left alone
+    await sound(store, "f1")
+    await sound(store, "s1")
+
+
+async def test_a_fork_grows_on_its_own_and_forks_at_the_head_by_default(store: Store) -> None:
+    await store.create_session(workspace="/w", session_id="s1")
+    first = await store.append("s1", Message.user("one"))
+    await store.append("s1", Message.user("two"))
+
+    at_head = await store.fork("s1", at_checkpoint=None, title="whole")
+    mine = await store.append(at_head.id, Message.user("three, forked"))
+
+    assert at_head.title == "whole" and at_head.message_count == 2
+    assert [cp.message.text for cp in await store.history(at_head.id)] == ["one", "two", "three, forked"]
+    assert mine.seq == 3
+    assert [cp.message.text for cp in await store.history("s1")] == ["one", "two"]
+    again = await store.fork(at_head.id, at_checkpoint=(await store.history(at_head.id))[0].id)
+    assert (again.forked_from, again.message_count) == (at_head.id, 1)
+    assert (await store.history(again.id))[0].message == first.message
+
+
+async def test_a_bad_fork_is_refused_and_makes_nothing(store: Store) -> None:
+    await store.create_session(workspace="/w", session_id="s1")
+    await store.create_session(workspace="/w", session_id="s2")
+    theirs = await store.append("s2", Message.user("other"))
+
+    with pytest.raises(StorageError, match="no session nope"):
+        await store.fork("nope", at_checkpoint=None)
+    with pytest.raises(StorageError, match="no checkpoint"):
+        await store.fork("s1", at_checkpoint=theirs.id)
+    with pytest.raises(StorageError, match="already exists"):
+        await store.fork("s2", at_checkpoint=None, new_session_id="s1")
+    assert sorted(s.id for s in await store.list_sessions()) == ["s1", "s2"]
+
+
+async def test_a_session_is_named_and_its_size_is_its_stored_json(store: Store) -> None:
+    await store.create_session(workspace="/w", session_id="s1")
+    messages = [Message.user("hello"), Message.user("ünïcode ✓")]
+    for message in messages:
+        await store.append("s1", message)
+
+    await store.set_name("s1", "parser fix")
+
+    info = await store.get_session("s1")
+    assert info is not None and info.name == "parser fix"
+    assert info.size_bytes == sum(len(m.model_dump_json().encode()) for m in messages)
+    [listed] = await store.list_sessions()
+    assert (listed.name, listed.size_bytes) == ("parser fix", info.size_bytes)
+    await store.set_name("s1", None)
+    cleared = await store.get_session("s1")
+    assert cleared is not None and cleared.name is None
+    with pytest.raises(StorageError, match="no session nope"):
+        await store.set_name("nope", "x")
+
+
+async def test_deleting_a_session_removes_it_and_only_it(store: Store) -> None:
+    await store.create_session(workspace="/w", session_id="s1")
+    await store.create_session(workspace="/w", session_id="s2")
+    ones = [await store.append("s1", Message.user(f"s1 {i}")) for i in range(3)]
+    await store.create_branch("s1", "side", head_id=ones[0].id)
+    await store.append("s1", Message.user("side"), branch="side")
+    await store.add_label(ones[1].id, "mid")
+    fork = await store.fork("s1", at_checkpoint=ones[1].id)
+    two = await store.append("s2", Message.user("s2"))
+
+    await store.delete_session("s1")
+
+    assert await store.get_session("s1") is None
+    assert sorted(s.id for s in await store.list_sessions()) == sorted(["s2", fork.id])
+    assert await store.history("s2") == [two]
+    assert len(await store.history(fork.id)) == 2  # a fork stands on its own
+    with pytest.raises(StorageError, match="no session s1"):
+        await store.history("s1")
+    with pytest.raises(StorageError, match="no session s1"):
+        await store.delete_session("s1")
+    await store.create_session(workspace="/w", session_id="s1")  # the id is free again
+    assert await store.history("s1") == []

@@ -103,9 +103,9 @@ async def test_first_use_makes_the_folder_tables_and_wal(tmp_path: Path) -> None
         indexes = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='index'")}
         journal = connection.execute("PRAGMA journal_mode").fetchone()[0]
         version = connection.execute("PRAGMA user_version").fetchone()[0]
-    assert {"sessions", "checkpoints", "branches", "labels", "trusted_folders"} <= tables
+    assert {"sessions", "checkpoints", "branches", "labels", "leases", "trusted_folders"} <= tables
     assert {"ix_checkpoints_session_seq", "ix_sessions_workspace_updated"} <= indexes
-    assert (journal, version) == ("wal", 1)
+    assert (journal, version) == ("wal", SCHEMA_VERSION)
 
 
 async def test_data_survives_reopening_the_file(tmp_path: Path) -> None:
@@ -368,7 +368,56 @@ async def test_a_store_left_at_version_0_keeps_its_rows_and_is_brought_up_to_dat
     assert await reopened.history("s1") == [appended]
     await reopened.aclose()
     with closing(sqlite3.connect(path)) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+VERSION_1 = (  # the schema as Circle wrote it at version 1
+    "CREATE TABLE sessions (id VARCHAR NOT NULL, workspace VARCHAR NOT NULL, title VARCHAR,"
+    " created_at FLOAT NOT NULL, updated_at FLOAT NOT NULL, PRIMARY KEY (id))",
+    "CREATE INDEX ix_sessions_workspace_updated ON sessions (workspace, updated_at)",
+    "CREATE TABLE checkpoints (id VARCHAR NOT NULL, session_id VARCHAR NOT NULL, parent_id VARCHAR,"
+    " seq INTEGER NOT NULL, role VARCHAR NOT NULL, message_json VARCHAR NOT NULL, created_at FLOAT NOT NULL,"
+    " PRIMARY KEY (id), FOREIGN KEY(session_id) REFERENCES sessions (id),"
+    " FOREIGN KEY(parent_id) REFERENCES checkpoints (id))",
+    "CREATE UNIQUE INDEX ix_checkpoints_session_seq ON checkpoints (session_id, seq)",
+    "CREATE TABLE branches (session_id VARCHAR NOT NULL, name VARCHAR NOT NULL, head_id VARCHAR,"
+    " PRIMARY KEY (session_id, name), FOREIGN KEY(session_id) REFERENCES sessions (id),"
+    " FOREIGN KEY(head_id) REFERENCES checkpoints (id))",
+    "CREATE TABLE labels (checkpoint_id VARCHAR NOT NULL, text VARCHAR NOT NULL,"
+    " PRIMARY KEY (checkpoint_id, text), FOREIGN KEY(checkpoint_id) REFERENCES checkpoints (id))",
+    "CREATE TABLE trusted_folders (path VARCHAR NOT NULL, trusted_at FLOAT NOT NULL, PRIMARY KEY (path))",
+    "INSERT INTO sessions VALUES ('old', '/w', 'kept', 1.0, 2.0)",
+    "INSERT INTO checkpoints VALUES ('c1', 'old', NULL, 1, 'user',"
+    """ '{"role":"user","parts":[{"type":"text","text":"héllo"}]}', 1.5)""",
+    "INSERT INTO branches VALUES ('old', 'main', 'c1')",
+    "PRAGMA user_version = 1",
+)
+
+
+async def test_a_version_1_store_gets_names_forks_sizes_and_leases(tmp_path: Path) -> None:
+    path = tmp_path / "circle.sqlite"
+    with closing(sqlite3.connect(path)) as connection:
+        for statement in VERSION_1:
+            connection.execute(statement)
+        connection.commit()
+        size = connection.execute("SELECT length(CAST(message_json AS BLOB)) FROM checkpoints").fetchone()[0]
+
+    store = SqliteSessionStore(path)
+    info = await store.get_session("old")
+    assert info is not None
+    assert (info.title, info.name, info.forked_from, info.message_count) == ("kept", None, None, 1)
+    assert info.size_bytes == size
+    await store.append("old", Message.user("more"))
+    grown = await store.get_session("old")
+    assert grown is not None and grown.size_bytes == size + len(
+        Message.user("more").model_dump_json().encode()
+    )
+    forked = await store.fork("old", at_checkpoint="c1")
+    assert forked.forked_from == "old" and forked.size_bytes == size
+    await store.aclose()
+    tables, indexes = _layout(path)
+    assert tables == _sql.TABLES
+    assert indexes == _sql.INDEXES
 
 
 def _loaded_by_a_fresh_process(path: Path, folder: Path) -> list[str]:
@@ -461,7 +510,8 @@ def test_every_statement_compiles_against_the_sqlmodel_schema_and_scans_no_check
     scans = {name: [line for line in plan if line.startswith("SCAN")] for name, plan in plans.items()}
     assert [name for name, lines in scans.items() if lines] == ["LIST_SESSIONS"]
     assert all(line.split()[-1] == "s" for line in scans["LIST_SESSIONS"])  # sessions, never checkpoints
-    assert not any(re.search(r"UPDATE checkpoints|DELETE", s) for s in _sql.STATEMENTS.values())
+    assert not any(re.search(r"UPDATE checkpoints", s) for s in _sql.STATEMENTS.values())
+    assert {name for name, s in _sql.STATEMENTS.items() if "DELETE" in s} == set(_sql.DELETIONS)
 
 
 def test_a_connection_has_the_store_pragmas(tmp_path: Path) -> None:

@@ -86,7 +86,10 @@ class InMemorySessionStore:
         self.stored[checkpoint.id] = checkpoint
         self.heads[(session_id, branch)] = checkpoint.id
         self.sessions[session_id] = dataclasses.replace(
-            info, updated_at=now, message_count=info.message_count + 1
+            info,
+            updated_at=now,
+            message_count=info.message_count + 1,
+            size_bytes=info.size_bytes + len(message.model_dump_json().encode()),
         )
         return checkpoint
 
@@ -136,6 +139,62 @@ class InMemorySessionStore:
     async def set_title(self, session_id: str, title: str) -> None:
         info = self._session(session_id)
         self.sessions[session_id] = dataclasses.replace(info, title=title)
+
+    async def set_name(self, session_id: str, name: str | None) -> None:
+        info = self._session(session_id)
+        self.sessions[session_id] = dataclasses.replace(info, name=name)
+
+    async def fork(
+        self,
+        session_id: str,
+        *,
+        at_checkpoint: str | None,
+        new_session_id: str | None = None,
+        title: str | None = None,
+    ) -> SessionInfo:
+        source = self._session(session_id)
+        new_id = new_session_id or uuid4().hex
+        if new_id in self.sessions:
+            raise StorageError(f"session {new_id} already exists")
+        at = self.heads.get((session_id, MAIN_BRANCH)) if at_checkpoint is None else at_checkpoint
+        if at is not None and getattr(self.stored.get(at), "session_id", None) != session_id:
+            raise StorageError(f"no checkpoint {at} in session {session_id}")
+        path = path_to(self.stored, at)
+        now = self._clock()
+        copies: dict[str, str] = {}
+        parent_id: str | None = None
+        for seq, original in enumerate(path, start=1):
+            copy = dataclasses.replace(
+                original, id=uuid4().hex, session_id=new_id, parent_id=parent_id, seq=seq
+            )
+            self.stored[copy.id] = copy
+            copies[original.id] = parent_id = copy.id
+        if parent_id is not None:
+            self.heads[(new_id, MAIN_BRANCH)] = parent_id
+        for label in list(self.stored_labels):
+            if label.checkpoint_id in copies:
+                self.stored_labels.append(Label(checkpoint_id=copies[label.checkpoint_id], text=label.text))
+        info = SessionInfo(
+            id=new_id,
+            workspace=source.workspace,
+            title=title if title is not None else source.title,
+            created_at=now,
+            updated_at=now,
+            message_count=len(path),
+            forked_from=session_id,
+            forked_at=at,
+            size_bytes=sum(len(cp.message.model_dump_json().encode()) for cp in path),
+        )
+        self.sessions[new_id] = info
+        return info
+
+    async def delete_session(self, session_id: str) -> None:
+        self._session(session_id)
+        mine = {cp.id for cp in self.stored.values() if cp.session_id == session_id}
+        self.stored_labels = [label for label in self.stored_labels if label.checkpoint_id not in mine]
+        self.heads = {key: head for key, head in self.heads.items() if key[0] != session_id}
+        self.stored = {cp_id: cp for cp_id, cp in self.stored.items() if cp_id not in mine}
+        del self.sessions[session_id]
 
     async def aclose(self) -> None:
         self.closed = True

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 
 from pydantic import JsonValue
 
+from circle.domain.budget import CompactionSettings, RequestBudget
 from circle.domain.catalog import ModelInfo, unknown_model
-from circle.domain.errors import CircleError, ToolError
+from circle.domain.errors import CircleError, ContextOverflowError, ToolError
 from circle.domain.messages import (
     NOT_RUN_RESULT,
     Message,
@@ -30,8 +31,11 @@ from circle.domain.model import ModelRequest
 from circle.domain.thinking import ThinkingLevel
 from circle.domain.tool_repair import RepairError
 
+from .compaction import CompactionOutcome, Compactor
+from .context_window import ContextKeeper, requested_compaction
 from .conversation import Conversation
 from .events import (
+    CompactionReason,
     ErrorReported,
     ToolExecutionEnded,
     ToolExecutionStarted,
@@ -78,6 +82,8 @@ class LoopSettings:
     """What the catalog says of ``model``; unknown (no price) when not given."""
     budget_usd: float | None = None
     """The session budget: checked before each model request, a warning at 80%, a stop at 100%."""
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    """When to compact (``compaction`` in settings.json); the window is ``model_info``'s."""
 
 
 @dataclass
@@ -100,6 +106,7 @@ class AgentLoop:
         settings: LoopSettings,
         catalog: ModelCatalog | None = None,
         hooks: HookRunner | None = None,
+        compactor: Compactor | None = None,
     ) -> None:
         self.model = model
         self.hooks = hooks
@@ -111,6 +118,14 @@ class AgentLoop:
         info = settings.model_info or unknown_model(settings.model)
         self._media = MediaFilter(reads_images=info.reads_images, reads_pdfs=info.reads_pdfs)
         self._turn_start = 0
+        budget = RequestBudget.for_model(
+            info.context_window,
+            max_output=settings.max_output_tokens or info.max_output,
+            settings=settings.compaction,
+        )
+        if compactor is not None:
+            budget = compactor.budget
+        self.window = ContextKeeper(events=events, budget=budget, compactor=compactor)
         self.costs = CostMeter(
             settings.model,
             settings.model_info or unknown_model(settings.model),
@@ -127,14 +142,16 @@ class AgentLoop:
         self.events.emit(TurnStarted(session_id=conversation.session_id, message=prompt))
         usage = Usage()
         self._turn_start = len(conversation.messages)
+        self.window.start_turn(self._turn_start)
         try:
-            if prompt is not None:
-                await conversation.append(Message.user(prompt), self.events)
+            turn_id = None if prompt is None else await conversation.append(Message.user(prompt), self.events)
+            if self.context.journal is not None:
+                self.context.journal.begin(turn_id, label=prompt or "")
             rounds = stops = 0
             while True:
                 while inbox.steering:
                     await conversation.append(Message.user(inbox.steering.popleft()), self.events)
-                if (warning := self.costs.check(conversation.messages)) is not None:
+                if (warning := self.costs.check(self.window.session_messages(conversation))) is not None:
                     self.events.emit(warning)
                 answer = await self._ask_model(conversation)
                 usage = usage + (answer.usage or Usage())
@@ -150,6 +167,8 @@ class AgentLoop:
                         continue
                     return self._end(conversation, answer.text, usage)
                 await self._run_calls(conversation, calls)
+                if (instructions := requested_compaction(calls)) is not None:
+                    await self.compact(conversation, instructions=instructions)
                 rounds += 1
                 if self.settings.max_rounds is not None and rounds >= self.settings.max_rounds:
                     return self._end(
@@ -170,15 +189,49 @@ class AgentLoop:
             return self._end(conversation, "", usage, error=exc)
 
     async def _ask_model(self, conversation: Conversation) -> Message:
-        request = ModelRequest(
+        """One answer; compacted first when the request passes the budget, and once more (then
+        sent again) when the endpoint says it overflowed."""
+        system, name = self.settings.system, self.settings.model
+        await self.window.before_request(
+            conversation, system=system, messages=self._messages(conversation), tools=self._specs
+        )
+        try:
+            request = self._request(conversation)
+            return await ask_model(self.model, request, events=self.events, model_name=name)
+        except ContextOverflowError:
+            if await self.compact(conversation, reason="overflow") is None:
+                raise
+            request = self._request(conversation)
+            return await ask_model(self.model, request, events=self.events, model_name=name)
+
+    def _messages(self, conversation: Conversation) -> tuple[Message, ...]:
+        return self._media.apply(self.window.prune(request_messages(conversation.messages)))
+
+    def _request(self, conversation: Conversation) -> ModelRequest:
+        return ModelRequest(
             model=self.settings.model,
             system=self.settings.system,
-            messages=self._media.apply(request_messages(conversation.messages)),
+            messages=self._messages(conversation),
             tools=self._specs,
             max_output_tokens=self.settings.max_output_tokens,
             thinking=self.settings.thinking,
         )
-        return await ask_model(self.model, request, events=self.events, model_name=self.settings.model)
+
+    async def compact(
+        self,
+        conversation: Conversation,
+        *,
+        instructions: str | None = None,
+        reason: CompactionReason = "manual",
+    ) -> CompactionOutcome | None:
+        """Compact the conversation now (/compact, compact_conversation); None when nothing was."""
+        return await self.window.compact(
+            conversation,
+            reason=reason,
+            system=self.settings.system,
+            tools=self._specs,
+            instructions=instructions,
+        )
 
     async def _run_calls(self, conversation: Conversation, calls: Sequence[ToolCallPart]) -> None:
         index = 0
@@ -298,8 +351,8 @@ class AgentLoop:
         aborted: bool = False,
         error: CircleError | None = None,
     ) -> TurnResult:
-        cost = self.costs.session_cost(conversation.messages[self._turn_start :])
-        session_cost = self.costs.session_cost(conversation.messages)
+        cost = self.costs.session_cost(self.window.turn_messages(conversation))
+        session_cost = self.costs.session_cost(self.window.session_messages(conversation))
         self.events.emit(
             TurnEnded(
                 session_id=conversation.session_id,

@@ -101,6 +101,39 @@ class ErrorReported:
     message: str
 
 
+CompactionReason = Literal["threshold", "overflow", "manual"]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionStarted:
+    """Older messages are being summarized: the context passed its threshold, the endpoint said it
+    overflowed, or someone asked (/compact, the compact_conversation tool)."""
+
+    session_id: str
+    reason: CompactionReason
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionEnded:
+    """A compaction finished (``error`` None) or failed and changed nothing.
+
+    ``summarized`` messages became one summary, ``kept`` stayed (pinned ones included);
+    ``history_file`` holds the full text of what was summarized; ``will_retry`` is True when the
+    request that overflowed is sent again.
+    """
+
+    session_id: str
+    reason: CompactionReason
+    summarized: int = 0
+    kept: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    summary_checkpoint_id: str | None = None
+    history_file: str | None = None
+    error: str | None = None
+    will_retry: bool = False
+
+
 AgentEvent = (
     TurnStarted
     | MessageStarted
@@ -112,11 +145,16 @@ AgentEvent = (
     | BudgetWarned
     | RetryScheduled
     | ErrorReported
+    | CompactionStarted
+    | CompactionEnded
 )
 
 __all__ = [
     "AgentEvent",
     "BudgetWarned",
+    "CompactionEnded",
+    "CompactionReason",
+    "CompactionStarted",
     "DeltaKind",
     "ErrorReported",
     "MessageEnded",

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import platform
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from circle.domain.errors import ConfigError, StorageError
+from circle.domain.budget import CompactionSettings, RequestBudget
+from circle.domain.catalog import ModelInfo
+from circle.domain.errors import ConfigError, SessionBusyError, StorageError
 from circle.domain.hooks import HookConfig
 from circle.domain.retry import TimeoutPolicy
+from circle.domain.sandbox import SandboxPolicy, sandbox_note
 from circle.domain.secrets import Secrets
 from circle.domain.thinking import ThinkingLevel
 
 from .agent_loop import AgentLoop, LoopSettings
+from .compaction import Compactor
 from .context.system_prompt import Environment, PromptOptions, build_system_prompt
 from .conversation import Conversation
 from .event_bus import EventBus
@@ -21,16 +27,22 @@ from .hooks import HookRunner
 from .model_guard import GuardedModel
 from .ports.approver import Approver
 from .ports.clock import Clock
+from .ports.compaction_store import CompactionStore
+from .ports.file_journal import FileJournal
 from .ports.file_system import FileSystem
 from .ports.image_codec import ImageCodec
 from .ports.model_catalog import ModelCatalog, NoCatalog
 from .ports.model_client import ModelClient
 from .ports.process_runner import ProcessRunner
+from .ports.session_lease import SessionLease
 from .ports.session_store import SessionStore
 from .ports.text_search import TextSearch
+from .ports.workspace_snapshots import WorkspaceSnapshots
 from .session import AgentSession
 from .tools import builtin_tools
 from .tools.base import Tool, ToolContext
+from .tools.compaction import COMPACT_CONVERSATION
+from .turn_journal import TurnJournal
 
 
 @dataclass
@@ -54,7 +66,15 @@ class RuntimeOptions:
     hooks: HookConfig | None = None
     """hooks.json (the person's, and an approved trusted project's)."""
     home: str = "~"
-    """The person's home folder, for judging commands such as ``rm -rf ~``."""
+    """The person's home folder, for judging commands such as ``rm -rf ~`` and for their own AGENTS.md."""
+    data_dir: str | None = None
+    """Circle's data folder (APPEND_SYSTEM.md)."""
+    sandbox: SandboxPolicy | None = None
+    """How the model's commands are sandboxed (the system prompt says so); None: they are not."""
+    lease_heartbeat_s: float = 5.0
+    """How often the leases of the open sessions are renewed (their TTL is the lease's, 15 s)."""
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    """``compaction`` in settings.json: the threshold and the share kept."""
 
 
 @dataclass
@@ -68,6 +88,19 @@ class Ports:
     catalog: ModelCatalog = field(default_factory=NoCatalog)
     images: ImageCodec | None = None
     clock: Clock | None = None
+    hook_processes: ProcessRunner | None = None
+    """Where hooks run when that is not ``processes`` (which may be sandboxed; hooks are the
+    person's own and are not)."""
+    lease: SessionLease | None = None
+    """Held on every session the runtime opens, so no other Circle process writes it; None: no
+    locking (a store only this process uses)."""
+    journal: FileJournal | None = None
+    """The turn journal of file changes (for a rewind); None: changes are not journaled."""
+    snapshots: WorkspaceSnapshots | None = None
+    """Workspace snapshots around commands, so their changes are journaled too (with ``journal``)."""
+    compactions: CompactionStore | None = None
+    """Where compactions are committed (the session store's file); None: sessions never compact
+    (requests are still pruned) and compact_conversation is not offered."""
 
 
 class Runtime:
@@ -77,6 +110,7 @@ class Runtime:
         self.ports = ports
         self.options = options
         self.events = events or EventBus()
+        self._heartbeat: asyncio.Task[None] | None = None
 
     def select_tools(self) -> dict[str, Tool]:
         """The built-in tools, narrowed by --tools and --exclude-tools."""
@@ -86,6 +120,8 @@ class Runtime:
         if unknown:
             raise ConfigError(f"unknown tool {unknown[0]!r}: the tools are {', '.join(available)}")
         excluded = set(self.options.exclude_tools)
+        if self.ports.compactions is None or not self.options.compaction.enabled:
+            excluded.add(COMPACT_CONVERSATION)
         return {name: available[name] for name in chosen if name not in excluded}
 
     async def system_prompt(self) -> str:
@@ -95,6 +131,10 @@ class Runtime:
             date=time.strftime("%Y-%m-%d"),
             model=self.options.model,
             protocol=self.options.protocol,
+            sandbox_note=sandbox_note(self.options.sandbox),
+            home=self.options.home if self.options.home.startswith("/") else None,
+            data_dir=self.options.data_dir,
+            secret_names=tuple(sorted(self.options.secrets.values)),
         )
         return await build_system_prompt(self.ports.files, env, self.options.prompt)
 
@@ -102,13 +142,34 @@ class Runtime:
         info = await self.ports.store.create_session(
             workspace=self.options.workspace, session_id=session_id, title=title
         )
+        await self._hold(info.id)
         return await self._session(Conversation(self.ports.store, info.id, []))
 
     async def open_session(self, session_id: str) -> AgentSession:
+        """Open a stored session. Raises SessionBusyError while another Circle has it open."""
         info = await self.ports.store.get_session(session_id)
         if info is None:
             raise StorageError(f"no session {session_id!r}: `circle sessions` lists them")
+        await self._hold(session_id)
         return await self._session(await Conversation.open(self.ports.store, session_id))
+
+    async def fork_session(
+        self,
+        session_id: str,
+        *,
+        at_checkpoint: str | None = None,
+        new_session_id: str | None = None,
+        title: str | None = None,
+    ) -> AgentSession:
+        """A new session holding the conversation up to ``at_checkpoint`` (None: the head)."""
+        info = await self.ports.store.get_session(session_id)
+        if info is None:
+            raise StorageError(f"no session {session_id!r}: `circle sessions` lists them")
+        forked = await self.ports.store.fork(
+            session_id, at_checkpoint=at_checkpoint, new_session_id=new_session_id, title=title
+        )
+        await self._hold(forked.id)
+        return await self._session(await Conversation.open(self.ports.store, forked.id))
 
     async def continue_session(self) -> AgentSession:
         """The workspace's most recent session, or a new one when it has none."""
@@ -128,6 +189,7 @@ class Runtime:
             images=self.ports.images,
             secrets=self.options.secrets,
             home=self.options.home,
+            journal=self._journal(conversation),
         )
         hooks = self._hooks(conversation)
         system = await self.system_prompt()
@@ -152,15 +214,42 @@ class Runtime:
             ),
             catalog=self.ports.catalog,
             hooks=hooks,
+            compactor=self._compactor(info),
         )
         return AgentSession(loop, conversation)
+
+    def _compactor(self, info: ModelInfo) -> Compactor | None:
+        """What compacts a session's conversation; None without a compaction store or when off."""
+        if self.ports.compactions is None or not self.options.compaction.enabled:
+            return None
+        return Compactor(
+            model=self.session_model(),
+            store=self.ports.compactions,
+            budget=RequestBudget.for_model(
+                info.context_window, max_output=info.max_output, settings=self.options.compaction
+            ),
+            model_name=self.options.model,
+            files=self.ports.files,
+            data_dir=self.options.data_dir,
+            workspace=self.options.workspace,
+        )
+
+    def _journal(self, conversation: Conversation) -> TurnJournal | None:
+        if self.ports.journal is None:
+            return None
+        return TurnJournal(
+            self.ports.journal,
+            session_id=conversation.session_id,
+            workspace=self.options.workspace,
+            snapshots=self.ports.snapshots,
+        )
 
     def _hooks(self, conversation: Conversation) -> HookRunner | None:
         config = self.options.hooks
         if config is None or not any(config.events.values()):
             return None
         return HookRunner(
-            self.ports.processes,
+            self.ports.hook_processes or self.ports.processes,
             config,
             workspace=self.options.workspace,
             session_id=conversation.session_id,
@@ -178,6 +267,39 @@ class Runtime:
             on_retry=self.events.emit,
         )
 
+    async def _hold(self, session_id: str) -> None:
+        """Take the session's lease and keep it renewed while the runtime lives."""
+        if self.ports.lease is None:
+            return
+        await self.ports.lease.acquire(session_id)
+        if self._heartbeat is None or self._heartbeat.done():
+            self._heartbeat = asyncio.create_task(self._beat(self.ports.lease))
+
+    async def _beat(self, lease: SessionLease) -> None:
+        sleep = self.ports.clock.sleep if self.ports.clock is not None else asyncio.sleep
+        while True:
+            await sleep(self.options.lease_heartbeat_s)
+            try:
+                await lease.heartbeat()
+            except SessionBusyError:
+                return  # taken over: the store refuses this runtime's appends from now on
+            except StorageError:
+                continue  # the file was busy: the next beat tries again, well within the TTL
+
+    async def release(self) -> None:
+        """Stop renewing and give up every lease, so another Circle may open the sessions at once."""
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._heartbeat
+            self._heartbeat = None
+        if self.ports.lease is not None:
+            await self.ports.lease.release()
+
     async def aclose(self) -> None:
+        with contextlib.suppress(StorageError):  # an unreleased lease still expires after its TTL
+            await self.release()
         await self.ports.model.aclose()
         await self.ports.store.aclose()
+        if self.ports.journal is not None:
+            await self.ports.journal.aclose()

@@ -14,6 +14,7 @@
     ├── ToolError                    tool-error (its message goes back to the model)
     ├── ApprovalDeniedError          approval-denied
     ├── StorageError                 storage-error
+    │   └── SessionBusyError         session-busy
     ├── UsageLimitError              usage-limit
     └── UntrustedFolderError         untrusted-folder
 
@@ -131,6 +132,12 @@ class StorageError(CircleError):
     code = "storage-error"
 
 
+class SessionBusyError(StorageError):
+    """Another Circle holds the session's lease (or took it over from this one): nothing was written."""
+
+    code = "session-busy"
+
+
 class UsageLimitError(CircleError):
     """A turn, token or budget limit was reached."""
 
@@ -154,6 +161,7 @@ __all__ = [
     "ModelStreamError",
     "ProviderProtocolError",
     "RateLimitedError",
+    "SessionBusyError",
     "StorageError",
     "ToolError",
     "UntrustedFolderError",

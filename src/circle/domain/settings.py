@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .catalog import ModelOverride
 from .errors import ConfigError
+from .sandbox import SandboxMode
 
 Protocol = Literal["openai-chat", "openai-responses", "anthropic"]
 PROTOCOLS: tuple[Protocol, ...] = ("openai-chat", "openai-responses", "anthropic")
@@ -29,6 +30,16 @@ class EndpointFile(BaseModel):
     api_key_env: str | None = None
 
 
+class CompactionFile(BaseModel):
+    """``compaction`` in settings.json: compact past ``threshold`` of the window, keep ``keep`` of it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    threshold: float = Field(0.85, gt=0.1, le=1.0)
+    keep: float = Field(0.1, gt=0.0, lt=0.9)
+    enabled: bool = True
+
+
 class SettingsFile(BaseModel):
     """The shape of settings.json; unknown keys are kept out, not refused."""
 
@@ -42,6 +53,11 @@ class SettingsFile(BaseModel):
     """Per-model overrides of the catalog (context, output, prices, reasoning, images)."""
     budget_usd: float | None = Field(default=None, ge=0)
     """The session budget in US dollars (``--max-budget-usd`` beats it)."""
+    compaction: CompactionFile = Field(default_factory=lambda: CompactionFile())
+    sandbox: SandboxMode | None = None
+    """Run commands under bubblewrap: ``read-only`` or ``workspace-write`` (``--sandbox`` beats it)."""
+    sandbox_network: bool | None = None
+    """Sandboxed commands keep the network (unset: they do not)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Subcommands: `circle trust [FOLDER]` and `circle sessions [FOLDER]`."""
+"""Subcommands: `circle trust`, `circle sessions`, `circle models`, `circle export` and `circle import`."""
 
 from __future__ import annotations
 
@@ -51,10 +51,30 @@ def trust(folder: Annotated[Path, typer.Argument(help="The folder to trust.")] =
 
 @commands.command()
 def sessions(
-    folder: Annotated[Path | None, typer.Argument(help="Only this folder's sessions.")] = None,
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[FOLDER] | delete ID | show ID", help="Only this folder's sessions."),
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
 ) -> None:
-    """List sessions, newest first."""
+    """List sessions, newest first; `delete ID` deletes one (it asks), `show ID` prints its tree."""
+    from . import _sessions
+
+    words = list(args or [])
+    if words and words[0] in ("delete", "show"):
+        if len(words) != 2:
+            raise typer.BadParameter(f"`circle sessions {words[0]} ID` takes one session id")
+        verb, session_id = words
+        act = (
+            (lambda: _sessions.delete(_store_path(), session_id, yes=yes))
+            if verb == "delete"
+            else (lambda: _sessions.show(_store_path(), session_id))
+        )
+        raise typer.Exit(guard(lambda: _run(act)))
+    if len(words) > 1:
+        raise typer.BadParameter("give one FOLDER, or `delete ID`, or `show ID`")
+    folder = Path(words[0]) if words else None
 
     async def go() -> int:
         from circle.adapters.storage.sqlite_store import SqliteSessionStore
@@ -78,12 +98,31 @@ def sessions(
             title = (info.title or "").replace("\n", " ")[:60]
             cost = costs[info.id]
             spent = "-" if cost is None else format_usd(cost)
+            size = _sessions.human_size(info.size_bytes)
             typer.echo(
-                f"{info.id}  {when}  {info.message_count:4} msgs  {spent:>10}  {info.workspace}  {title}"
+                f"{info.id}  {info.name or '-'}  {when}  {info.message_count:4} msgs  {spent:>10}"
+                f"  {size:>8}  {info.workspace}  {title}"
             )
         return 0
 
     raise typer.Exit(guard(lambda: _run(go)))
+
+
+@commands.command()
+def rewind(
+    folder: Annotated[Path, typer.Argument(help="The folder whose latest session to rewind.")] = Path("."),
+    session: Annotated[str | None, typer.Option(help="The session (default: the folder's latest).")] = None,
+    list_turns: Annotated[bool, typer.Option("--list", help="List the turns that changed files.")] = False,
+    turn: Annotated[int | None, typer.Option(min=1, help="The turn (default: the newest to rewind).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Restore without asking.")] = False,
+) -> None:
+    """Put back the files a turn changed: all of them, or none when one changed since."""
+    import sys
+
+    from ._rewind import RewindRequest, run_rewind
+
+    request = RewindRequest(folder=folder, session=session, list_turns=list_turns, turn=turn, yes=yes)
+    raise typer.Exit(guard(lambda: _run(lambda: run_rewind(request, out=sys.stdout, err=sys.stderr))))
 
 
 @commands.command()
@@ -108,6 +147,84 @@ def models(
         typer.echo(f"endpoint {found.base_url} speaks {found.protocol}; {len(found.models)} models:")
         for model in found.models:
             typer.echo(f"{'*' if model == endpoint.model else ' '} {model}")
+        return 0
+
+    raise typer.Exit(guard(lambda: _run(go)))
+
+
+@commands.command("export")
+def export_(
+    session_id: Annotated[str, typer.Argument(metavar="ID", help="The session to export.")],
+    export_format: Annotated[
+        str | None, typer.Option("--format", "-f", help="md, html or jsonl (else from --output's extension).")
+    ] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here, not to stdout.")] = None,
+) -> None:
+    """Export session ID as Markdown (the default on stdout), a self-contained HTML page, or JSONL."""
+    from circle.domain.errors import ConfigError
+    from circle.domain.export import ExportFormat, format_from_name, parse_format
+
+    try:
+        chosen: ExportFormat = (
+            parse_format(export_format)
+            if export_format
+            else format_from_name(output.name)
+            if output
+            else "md"
+        )
+    except ConfigError as exc:
+        raise typer.BadParameter(exc.message, param_hint="--format") from None
+
+    async def go() -> int:
+        from circle.adapters.storage.sqlite_store import SqliteSessionStore
+        from circle.application.transfer import export_session, render
+
+        from ._transfer import write_text
+
+        if not _store_path().exists():
+            raise ConfigError(f"no session {session_id}")
+        store = SqliteSessionStore(_store_path())
+        try:
+            archive = await export_session(store, session_id)
+        finally:
+            await store.aclose()
+        text = render(archive, chosen)
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            write_text(output, text)
+            typer.echo(f"exported {session_id} to {output}", err=True)
+        return 0
+
+    raise typer.Exit(guard(lambda: _run(go)))
+
+
+@commands.command("import")
+def import_(
+    path: Annotated[
+        Path, typer.Argument(metavar="FILE", help="A JSONL export (circle export ID -o FILE.jsonl).")
+    ],
+    folder: Annotated[
+        Path | None, typer.Option("--folder", help="The new session's folder (else the export's).")
+    ] = None,
+) -> None:
+    """Import a JSONL export as a new session, and print its id."""
+
+    async def go() -> int:
+        from circle.adapters.storage.sqlite_store import SqliteSessionStore
+        from circle.application.transfer import import_session
+
+        from ._transfer import read_archive
+
+        archive = read_archive(path)
+        store = SqliteSessionStore(_store_path())
+        try:
+            info = await import_session(
+                store, archive, workspace=str(folder.resolve()) if folder is not None else None
+            )
+        finally:
+            await store.aclose()
+        typer.echo(info.id)
         return 0
 
     raise typer.Exit(guard(lambda: _run(go)))

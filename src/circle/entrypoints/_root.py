@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from circle import __version__
+from circle.domain.sandbox import SANDBOX_MODES
 
 from ._crash import guard
 from .headless import EXIT_USAGE, RunOptions, read_stdin_message, run_headless
@@ -17,7 +18,8 @@ from .headless import EXIT_USAGE, RunOptions, read_stdin_message, run_headless
 root = typer.Typer(
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
-    epilog="Commands: circle trust [FOLDER], circle sessions [FOLDER], circle models. "
+    epilog="Commands: circle trust [FOLDER], circle sessions [FOLDER], circle models, "
+    "circle export ID, circle import FILE. "
     "Exit codes: 0 done, 1 the turn failed, 2 bad usage, 130 interrupted.",
 )
 
@@ -68,6 +70,15 @@ def run(
     ] = False,
     session: Annotated[str | None, typer.Option("--session", help="Continue this session.")] = None,
     session_id: Annotated[str | None, typer.Option("--session-id", help="Id for the new session.")] = None,
+    fork: Annotated[
+        str | None,
+        typer.Option(
+            "--fork",
+            metavar="ID[:MSG]",
+            help="Start a new session from session ID up to checkpoint MSG (else its last message).",
+        ),
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Name the session.")] = None,
     yolo: Annotated[
         bool,
         typer.Option("--yolo", help="Approval mode auto: nothing asks (always-refused commands still are)."),
@@ -75,6 +86,14 @@ def run(
     approval_mode: Annotated[
         str | None,
         typer.Option("--approval-mode", help="default, accept-edits, read-only or auto."),
+    ] = None,
+    sandbox: Annotated[
+        str | None,
+        typer.Option(
+            "--sandbox",
+            help="Run commands under bubblewrap: off, read-only, or workspace-write "
+            "(only the workspace and /tmp writable); no network unless settings.json allows it.",
+        ),
     ] = None,
     system_prompt: Annotated[
         str | None, typer.Option("--system-prompt", help="Replace the system prompt.")
@@ -95,6 +114,10 @@ def run(
         str | None, typer.Option("--exclude-tools", help="Leave these tools out.")
     ] = None,
     no_tools: Annotated[bool, typer.Option("--no-tools", help="Offer no tools.")] = False,
+    export: Annotated[
+        Path | None,
+        typer.Option("--export", help="Then write the session here: .md, .html or .jsonl."),
+    ] = None,
     version: Annotated[bool, typer.Option("--version", "-V", help="Print the version.")] = False,
 ) -> None:
     """Circle, a coding agent for the terminal."""
@@ -105,6 +128,20 @@ def run(
         raise typer.BadParameter(f"unknown mode {mode!r} (this version has: json)", param_hint="--mode")
     if session and (continue_last or session_id):
         raise typer.BadParameter("--session goes alone: not with --continue or --session-id")
+    if fork is not None and (session or continue_last or not fork.partition(":")[0]):
+        raise typer.BadParameter("--fork takes ID[:MSG], and not with --session or --continue")
+    if sandbox is not None and sandbox not in SANDBOX_MODES:
+        raise typer.BadParameter(
+            f"unknown sandbox mode {sandbox!r}: use {', '.join(SANDBOX_MODES)}", param_hint="--sandbox"
+        )
+    if export is not None:
+        from circle.domain.errors import ConfigError
+        from circle.domain.export import format_from_name
+
+        try:
+            format_from_name(export.name)
+        except ConfigError as exc:
+            raise typer.BadParameter(exc.message, param_hint="--export") from None
     folder, files, message = _split(args or [])
     if not print_mode and mode is None:
         sys.stderr.write('circle: the full-screen interface is not in this version yet: use -p "message"\n')
@@ -123,6 +160,7 @@ def run(
         session_id=session_id,
         yolo=yolo,
         approval_mode=approval_mode,
+        sandbox=sandbox,
         system_prompt=system_prompt,
         append_system_prompt=append_system_prompt,
         context_files=not no_context_files,
@@ -131,6 +169,9 @@ def run(
         tools=[] if no_tools else _csv(tools),
         exclude_tools=_csv(exclude_tools) or [],
         thinking=thinking,
+        export=export,
+        fork=fork,
+        name=name,
     )
     code = guard(lambda: asyncio.run(run_headless(opts, out=sys.stdout, err=sys.stderr)))
     raise typer.Exit(code)

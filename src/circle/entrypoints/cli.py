@@ -11,7 +11,7 @@ import sys
 
 from circle import __version__
 
-SUBCOMMANDS = frozenset({"trust", "sessions", "models"})
+SUBCOMMANDS = frozenset({"trust", "sessions", "models", "export", "import", "rewind"})
 
 
 def main(argv: list[str] | None = None) -> None:

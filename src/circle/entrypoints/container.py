@@ -19,22 +19,28 @@ from dependency_injector import containers, providers
 from circle.application.approvals import AllowAll, ApprovalMode
 from circle.application.ports.approver import Approver
 from circle.application.ports.clock import Clock
+from circle.application.ports.compaction_store import CompactionStore
+from circle.application.ports.file_journal import FileJournal
 from circle.application.ports.file_system import FileSystem
 from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.model_catalog import ModelCatalog
 from circle.application.ports.model_client import ModelClient
 from circle.application.ports.process_runner import ProcessRunner
+from circle.application.ports.session_lease import SessionLease
 from circle.application.ports.session_store import SessionStore, TrustList
 from circle.application.ports.text_search import TextSearch
+from circle.application.ports.workspace_snapshots import WorkspaceSnapshots
 from circle.application.runtime import Ports, Runtime, RuntimeOptions
 from circle.domain.catalog import ModelOverride, refresh_allowed
 from circle.domain.errors import ConfigError
 from circle.domain.retry import TimeoutPolicy
-from circle.domain.settings import Endpoint
+from circle.domain.sandbox import SandboxPolicy, parse_sandbox, sandbox_policy
+from circle.domain.settings import Endpoint, SettingsFile
 
 ADAPTERS: dict[str, str] = {
     "store.sqlite": "circle.adapters.storage.sqlite_store:SqliteSessionStore",
     "trust.sqlite": "circle.adapters.storage.sqlite_store:SqliteTrustList",
+    "lease.sqlite": "circle.adapters.storage.session_lock:SqliteSessionLease",
     "model.openai-chat": "circle.adapters.models.openai_chat:OpenAIChatModel",
     "model.openai-responses": "circle.adapters.models.openai_responses:OpenAIResponsesModel",
     "model.anthropic": "circle.adapters.models.anthropic:AnthropicModel",
@@ -44,6 +50,9 @@ ADAPTERS: dict[str, str] = {
     "images.pillow": "circle.adapters.local.images:PillowImageCodec",
     "clock.system": "circle.adapters.local.clock:SystemClock",
     "catalog.models-dev": "circle.adapters.catalog.models_dev:ModelsDevCatalog",
+    "journal.sqlite": "circle.adapters.storage.file_journal:SqliteFileJournal",
+    "compactions.sqlite": "circle.adapters.storage.compaction_store:SqliteCompactionStore",
+    "snapshots.local": "circle.adapters.local.snapshots:LocalWorkspaceSnapshots",
 }
 
 
@@ -81,6 +90,10 @@ class Config:
     def store_path(self) -> Path:
         return self.data_dir / "circle.sqlite"
 
+    @property
+    def blobs_path(self) -> Path:
+        return self.data_dir / "blobs"
+
 
 def make_catalog(config: Config) -> object:
     """The models.dev catalog with settings.json's ``models``; it refreshes unless the env says not."""
@@ -101,14 +114,21 @@ class Container(containers.DeclarativeContainer):
         providers.Callable(lambda c: Path(":memory:") if c.ephemeral else c.store_path, config),
     )
     trust = providers.Singleton(make, "trust.sqlite", config.provided.store_path)
+    lease = providers.Singleton(make, "lease.sqlite", store)  # None when the store is not SQLite
     model = providers.Singleton(make_model, config.provided.endpoint, config.provided.options.timeouts)
     clock = providers.Singleton(make, "clock.system")
     files = providers.Singleton(make, "files.local")
     search = providers.Singleton(make, "search.ripgrep")
-    processes = providers.Singleton(make, "processes.local")
+    processes = providers.Singleton(make, "processes.local", sandbox=config.provided.options.sandbox)
+    hook_processes = providers.Singleton(make, "processes.local")
     images = providers.Singleton(make, "images.pillow")
+    compactions = providers.Singleton(make, "compactions.sqlite", config.provided.store_path)
     approver = providers.Singleton(AllowAll)
     catalog = providers.Singleton(make_catalog, config)
+    journal = providers.Singleton(
+        make, "journal.sqlite", config.provided.store_path, blobs=config.provided.blobs_path
+    )
+    snapshots = providers.Singleton(make, "snapshots.local", config.provided.data_dir)
 
 
 def build_runtime(container: Container) -> Runtime:
@@ -124,8 +144,43 @@ def build_runtime(container: Container) -> Runtime:
         images=cast(ImageCodec, container.images()),
         catalog=cast(ModelCatalog, container.catalog()),
         clock=cast(Clock, container.clock()),
+        lease=cast(SessionLease | None, container.lease()),
     )
+    if config.options.sandbox is not None:
+        ports.hook_processes = cast(ProcessRunner, container.hook_processes())
+    if not config.ephemeral and not container.store.overridden:  # kept elsewhere: no compaction, rewind
+        ports.compactions = cast(CompactionStore, container.compactions())
+        ports.journal = cast(FileJournal, container.journal())
+        ports.snapshots = cast(WorkspaceSnapshots, container.snapshots())
     return Runtime(ports, config.options)
+
+
+def sandbox_from(
+    choice: str | None, settings: SettingsFile, *, workspace: Path, data_dir: Path
+) -> SandboxPolicy | None:
+    """The sandbox asked for (``--sandbox`` beats settings.json's ``sandbox``; None when off), with
+    the data folder's background_jobs/ writable and the network as ``sandbox_network`` says."""
+    mode = parse_sandbox(choice) if choice is not None else (settings.sandbox or "off")
+    return sandbox_policy(
+        mode,
+        workspace=str(workspace),
+        writable=(str(data_dir / "background_jobs"),),
+        network=bool(settings.sandbox_network),
+    )
+
+
+def sandbox_problem(config: Config) -> str | None:
+    """Why commands cannot be sandboxed here as configured, in one line; None when they can (or
+    when the sandbox is off). A sandboxed run refuses to start on it rather than run unsandboxed."""
+    policy = config.options.sandbox
+    if policy is None or not policy.active:
+        return None
+    from circle.adapters.local.sandbox import check_bwrap
+
+    problem = check_bwrap(config.options.env or None, policy=policy)
+    if problem is None:
+        return None
+    return f"cannot sandbox commands ({policy.mode}): {problem}; nothing was run"
 
 
 def trust_list(container: Container) -> TrustList:

@@ -10,6 +10,8 @@ from pydantic import JsonValue
 from circle.application.events import (
     AgentEvent,
     BudgetWarned,
+    CompactionEnded,
+    CompactionStarted,
     ErrorReported,
     MessageEnded,
     MessageStarted,
@@ -140,8 +142,30 @@ def event_json(event: AgentEvent) -> dict[str, JsonValue]:
             }
         case ErrorReported(code=code, message=message):
             return {"type": "error", "code": code, "message": message}
+        case CompactionStarted(session_id=session_id, reason=reason):
+            return {"type": "compaction_start", "reason": reason, "session_id": session_id}
+        case CompactionEnded():
+            return _compaction_end(event)
         case _:
             assert_never(event)
+
+
+def _compaction_end(event: CompactionEnded) -> dict[str, JsonValue]:
+    data: dict[str, JsonValue] = {
+        "type": "compaction_end",
+        "reason": event.reason,
+        "session_id": event.session_id,
+        "summarized": event.summarized,
+        "kept": event.kept,
+        "tokens_before": event.tokens_before,
+        "tokens_after": event.tokens_after,
+        "summary_checkpoint_id": event.summary_checkpoint_id,
+        "history_file": event.history_file,
+        "will_retry": event.will_retry,
+    }
+    if event.error is not None:
+        data["error"] = event.error
+    return data
 
 
 def dumps(data: dict[str, JsonValue]) -> str:

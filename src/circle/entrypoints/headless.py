@@ -24,13 +24,14 @@ from circle.application.context.system_prompt import PromptOptions
 from circle.application.events import AgentEvent, BudgetWarned, RetryScheduled
 from circle.application.runtime import Runtime, RuntimeOptions
 from circle.application.session import AgentSession
+from circle.domain.budget import CompactionSettings
 from circle.domain.errors import CircleError, ConfigError, UntrustedFolderError
 from circle.domain.retry import TimeoutPolicy, retry_line
 from circle.domain.secrets import Secrets, scrub_environment
 from circle.domain.settings import resolve_endpoint
 from circle.domain.thinking import ThinkingLevel, parse_level
 
-from .container import Config, Container, build_runtime, trust_list
+from .container import Config, Container, build_runtime, sandbox_from, sandbox_problem, trust_list
 from .discovery import settle_protocol
 from .event_codec import dumps, event_json
 
@@ -59,6 +60,11 @@ class RunOptions:
     thinking: str | None = None
     max_budget_usd: float | None = None
     approval_mode: str | None = None
+    sandbox: str | None = None
+    export: Path | None = None
+    fork: str | None = None
+    """``ID`` or ``ID:CHECKPOINT``: start from a copy of that session up to there."""
+    name: str | None = None
 
 
 class JsonLines:
@@ -112,6 +118,13 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         env=scrub_environment(env, secrets),
         secrets=secrets,
         home=str(Path.home()),
+        sandbox=sandbox_from(opts.sandbox, settings, workspace=opts.workspace, data_dir=data),
+        data_dir=str(data),
+        compaction=CompactionSettings(
+            threshold=settings.compaction.threshold,
+            keep=settings.compaction.keep,
+            enabled=settings.compaction.enabled,
+        ),
     )
     return Config(
         workspace=opts.workspace,
@@ -152,6 +165,16 @@ async def _is_trusted(container: Container, folder: Path) -> bool:
 
 
 async def open_session(runtime: Runtime, opts: RunOptions) -> AgentSession:
+    session = await _pick_session(runtime, opts)
+    if opts.name is not None:
+        await runtime.ports.store.set_name(session.session_id, opts.name)
+    return session
+
+
+async def _pick_session(runtime: Runtime, opts: RunOptions) -> AgentSession:
+    if opts.fork:
+        source, _, at = opts.fork.partition(":")
+        return await runtime.fork_session(source, at_checkpoint=at or None, new_session_id=opts.session_id)
     if opts.session:
         return await runtime.open_session(opts.session)
     if opts.continue_last:
@@ -168,6 +191,8 @@ async def run_headless(
     try:
         container = container or Container(config=await make_config(opts, dict(os.environ)))
         config: Config = container.config()
+        if (problem := sandbox_problem(config)) is not None:
+            raise ConfigError(problem)
         trusted = await _is_trusted(container, opts.workspace)
         if not opts.yolo and not trusted:
             raise UntrustedFolderError(
@@ -183,6 +208,10 @@ async def run_headless(
     try:
         session = await open_session(runtime, opts)
         result = await _run_interruptible(session, opts.message)
+        if opts.export is not None:
+            from ._transfer import export_file
+
+            await export_file(runtime.ports.store, session.session_id, opts.export)
     except CircleError as exc:
         await runtime.aclose()
         return report(exc, err, sink)

@@ -24,12 +24,13 @@ from circle.application.ports.model_client import ModelClient
 from circle.application.ports.session_store import SessionStore
 from circle.application.runtime import Runtime, RuntimeOptions
 from circle.application.session import AgentSession
+from circle.domain.budget import CompactionSettings
 from circle.domain.errors import ConfigError
 from circle.domain.retry import TimeoutPolicy
 from circle.domain.secrets import Secrets, scrub_environment
 from circle.domain.settings import resolve_endpoint
 
-from .container import Config, Container, build_runtime
+from .container import Config, Container, build_runtime, sandbox_from, sandbox_problem
 
 
 class Agent:
@@ -56,6 +57,9 @@ class Agent:
         system_prompt, append_system_prompt: replace or extend the system prompt.
         max_turns: stop a turn after this many tool rounds.
         max_budget_usd: stop when the session has cost this much (else ``budget_usd`` in settings.json).
+        sandbox: run commands under bubblewrap: ``"read-only"`` or ``"workspace-write"`` (else
+            ``sandbox`` in settings.json; ``"off"`` by default). Where bwrap cannot start this
+            raises :class:`~circle.domain.errors.ConfigError` rather than run commands unsandboxed.
     """
 
     def __init__(
@@ -76,6 +80,7 @@ class Agent:
         append_system_prompt: str | None = None,
         max_turns: int | None = None,
         max_budget_usd: float | None = None,
+        sandbox: str | None = None,
     ) -> None:
         env = dict(os.environ)
         for key, value in (
@@ -105,16 +110,25 @@ class Agent:
             secrets=secrets,
             env=scrub_environment(env, secrets),
             home=str(Path.home()),
+            sandbox=sandbox_from(sandbox, settings, workspace=folder, data_dir=data),
+            data_dir=str(data),
+            compaction=CompactionSettings(
+                threshold=settings.compaction.threshold,
+                keep=settings.compaction.keep,
+                enabled=settings.compaction.enabled,
+            ),
         )
         if not options.model:
             raise ConfigError("no model chosen: pass model=..., or set CIRCLE_MODEL")
-        self._container = Container(
-            config=Config(folder, data, endpoint, options, env=env, model_overrides=settings.models)
-        )
+        config = Config(folder, data, endpoint, options, env=env, model_overrides=settings.models)
+        if (problem := sandbox_problem(config)) is not None:
+            raise ConfigError(problem)
+        self._container = Container(config=config)
         if model_client is not None:
             self._container.model.override(model_client)
         if store is not None:
             self._container.store.override(store)
+            self._container.lease.override(None)  # leases live in the SQLite store (the default one)
         if approver is None:
             self._container.approver.override(AllowAll())
         else:
@@ -187,6 +201,7 @@ class Agent:
     async def aclose(self) -> None:
         """Close what the agent made; a model client or store passed in stays the caller's."""
         if self._runtime is not None:
+            await self._runtime.release()
             if self._owns_model:
                 await self._runtime.ports.model.aclose()
             if self._owns_store:

@@ -16,6 +16,13 @@ while it runs, then closed (a command that does not read it is fine); without it
   ``DRAIN_GRACE_S`` and the group is killed, so ``run`` never hangs on a background child. A child that
   has let go of the pipe (``server >log 2>&1 &``) is left running.
 - A command killed by a signal reports the negative signal number as its exit code, as ``asyncio`` does.
+
+With a ``sandbox`` policy (see :mod:`circle.domain.sandbox`) every command runs as
+``bwrap … -- bash -c COMMAND``: bwrap leads the process group, so timeouts and cancellation still
+stop everything. In the sandbox a command's own PID namespace ends with it, so a background child
+never outlives the command, and a command killed by a signal reports 128 + the signal number, as
+bwrap does. Where ``bwrap`` is not on the command's PATH the command is refused with a
+``ToolError``, never run unsandboxed.
 """
 
 from __future__ import annotations
@@ -28,6 +35,10 @@ import signal
 from collections.abc import Mapping
 
 from circle.application.ports.process_runner import ProcessResult
+from circle.domain.errors import ToolError
+from circle.domain.sandbox import SandboxPolicy, bwrap_argv
+
+from .sandbox import NOT_INSTALLED, find_bwrap
 
 TERM_GRACE_S = 1.0
 CANCEL_GRACE_S = 0.2
@@ -38,11 +49,13 @@ _CHUNK = 65536
 class LocalProcessRunner:
     """The ``ProcessRunner`` port over ``asyncio`` subprocesses."""
 
-    def __init__(self, *, shell: str | None = None) -> None:
+    def __init__(self, *, shell: str | None = None, sandbox: SandboxPolicy | None = None) -> None:
         """Args:
         shell: The shell to run commands with; ``/bin/bash``, else ``/bin/sh``.
+        sandbox: Run every command under bubblewrap with this policy (None or mode ``off``: not).
         """
         self._shell = shell
+        self._sandbox = sandbox if sandbox is not None and sandbox.active else None
 
     async def run(
         self,
@@ -56,6 +69,7 @@ class LocalProcessRunner:
         separate_stderr: bool = False,
     ) -> ProcessResult:
         shell = self._shell or ("/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh")
+        argv = self._argv([shell, "-c", command], cwd=cwd, env=env)
         transports: list[asyncio.BaseTransport] = []
         write_fds: list[int] = []
         try:
@@ -63,9 +77,7 @@ class LocalProcessRunner:
                 out = await _open_pipe(transports, write_fds)
                 err = await _open_pipe(transports, write_fds) if separate_stderr else None
                 proc = await asyncio.create_subprocess_exec(
-                    shell,
-                    "-c",
-                    command,
+                    *argv,
                     cwd=cwd,
                     env=dict(env) if env is not None else None,
                     stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
@@ -84,6 +96,20 @@ class LocalProcessRunner:
         finally:
             for transport in transports:
                 transport.close()
+
+    def _argv(self, command: list[str], *, cwd: str, env: Mapping[str, str] | None) -> list[str]:
+        """``command``, or the bwrap command line running it sandboxed."""
+        policy = self._sandbox
+        if policy is None:
+            return command
+        bwrap = find_bwrap(env)
+        if bwrap is None:
+            raise ToolError(f"the sandbox cannot start: {NOT_INSTALLED}; the command did not run")
+        if policy.mode == "workspace-write":
+            for folder in policy.writable:
+                with contextlib.suppress(OSError):
+                    os.makedirs(folder, exist_ok=True)
+        return bwrap_argv(policy, command, cwd=cwd, bwrap=bwrap)
 
 
 async def _open_pipe(transports: list[asyncio.BaseTransport], write_fds: list[int]) -> asyncio.StreamReader:

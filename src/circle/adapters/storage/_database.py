@@ -16,7 +16,7 @@ from pathlib import Path
 
 from circle.domain.errors import StorageError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MEMORY = ":memory:"
 
 PRAGMAS = (

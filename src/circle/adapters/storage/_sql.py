@@ -3,7 +3,8 @@
 They rely on the tables, columns, keys and indexes in :data:`TABLES` and :data:`INDEXES`, which
 the SQLModel classes in :mod:`._schema` define; ``tests/contract/test_sqlite_store.py`` checks
 that the two agree and that every statement here compiles against the SQLModel-made schema.
-Checkpoints are only ever inserted: no statement here updates or deletes one.
+Checkpoints are only ever inserted: no statement here updates one, and only deleting a whole
+session (:data:`DELETIONS`) deletes them.
 """
 
 from __future__ import annotations
@@ -20,12 +21,28 @@ class Table:
 
 
 TABLES = {
-    "sessions": Table(("id", "workspace", "title", "created_at", "updated_at"), key=("id",)),
+    "sessions": Table(
+        (
+            "id",
+            "workspace",
+            "title",
+            "created_at",
+            "updated_at",
+            "name",
+            "forked_from",
+            "forked_at",
+            "size_bytes",
+        ),
+        key=("id",),
+    ),
     "checkpoints": Table(
         ("id", "session_id", "parent_id", "seq", "role", "message_json", "created_at"), key=("id",)
     ),
     "branches": Table(("session_id", "name", "head_id"), key=("session_id", "name")),
     "labels": Table(("checkpoint_id", "text"), key=("checkpoint_id", "text")),
+    "leases": Table(
+        ("session_id", "owner", "pid", "host", "token", "acquired_at", "expires_at"), key=("session_id",)
+    ),
     "trusted_folders": Table(("path", "trusted_at"), key=("path",)),
 }
 """Every table, by name."""
@@ -33,6 +50,8 @@ TABLES = {
 INDEXES = {
     "ix_sessions_workspace_updated": ("sessions", ("workspace", "updated_at"), False),
     "ix_checkpoints_session_seq": ("checkpoints", ("session_id", "seq"), True),
+    "ix_checkpoints_parent": ("checkpoints", ("parent_id",), False),
+    "ix_branches_head": ("branches", ("head_id",), False),
 }
 """Index name: (table, columns, unique). The checkpoint one makes counts, seqs and loads cheap."""
 
@@ -40,14 +59,17 @@ INDEXES = {
 
 SESSION_EXISTS = "SELECT 1 FROM sessions WHERE id = :session_id"
 INSERT_SESSION = (
-    "INSERT INTO sessions (id, workspace, title, created_at, updated_at)"
-    " VALUES (:id, :workspace, :title, :created_at, :updated_at)"
+    "INSERT INTO sessions"
+    " (id, workspace, title, created_at, updated_at, name, forked_from, forked_at, size_bytes)"
+    " VALUES (:id, :workspace, :title, :created_at, :updated_at, :name, :forked_from, :forked_at, 0)"
 )
 SET_TITLE = "UPDATE sessions SET title = :title WHERE id = :session_id"
+SET_NAME = "UPDATE sessions SET name = :name WHERE id = :session_id"
 
 _SESSION_INFO = (
     "SELECT s.id, s.workspace, s.title, s.created_at, s.updated_at,"
-    " (SELECT count(*) FROM checkpoints AS c WHERE c.session_id = s.id)"  # on the (session_id, seq) index
+    " (SELECT count(*) FROM checkpoints AS c WHERE c.session_id = s.id),"  # on the (session_id, seq) index
+    " s.name, s.forked_from, s.forked_at, s.size_bytes"
     " FROM sessions AS s"
 )
 _NEWEST_FIRST = " ORDER BY s.updated_at DESC, s.created_at DESC, s.id DESC LIMIT :limit"
@@ -57,8 +79,9 @@ LIST_WORKSPACE_SESSIONS = f"{_SESSION_INFO} WHERE s.workspace = :workspace{_NEWE
 
 # appending: read the state, insert the checkpoint, move the head, bump the session
 
-APPEND_STATE = (  # the session id (no row: no session), the branch head or NULL, the last seq or NULL
-    "SELECT s.id, b.head_id, (SELECT max(c.seq) FROM checkpoints AS c WHERE c.session_id = s.id)"
+APPEND_STATE = (  # the session id (no row: no session), the branch head, the last seq, the lease token
+    "SELECT s.id, b.head_id, (SELECT max(c.seq) FROM checkpoints AS c WHERE c.session_id = s.id),"
+    " (SELECT l.token FROM leases AS l WHERE l.session_id = s.id)"
     " FROM sessions AS s"
     " LEFT OUTER JOIN branches AS b ON b.session_id = s.id AND b.name = :branch"
     " WHERE s.id = :session_id"
@@ -72,6 +95,7 @@ MOVE_HEAD = (
     " ON CONFLICT (session_id, name) DO UPDATE SET head_id = excluded.head_id"
 )
 TOUCH_SESSION = "UPDATE sessions SET updated_at = :now WHERE id = :session_id"
+# sessions.size_bytes grows by each inserted message's JSON, by the trigger in _schema.SIZE_TRIGGER
 
 # checkpoints, branches and labels
 
@@ -91,6 +115,39 @@ LABELS = (
     "SELECT l.checkpoint_id, l.text FROM labels AS l JOIN checkpoints AS c ON c.id = l.checkpoint_id"
     " WHERE c.session_id = :session_id ORDER BY c.seq, l.text"
 )
+
+# leases (session_lock): the row is kept on release (expires_at 0), so a token only ever grows
+
+LEASE = "SELECT owner, pid, host, token, acquired_at, expires_at FROM leases WHERE session_id = :session_id"
+TAKE_LEASE = (
+    "INSERT INTO leases (session_id, owner, pid, host, token, acquired_at, expires_at)"
+    " VALUES (:session_id, :owner, :pid, :host, :token, :now, :expires_at)"
+    " ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,"
+    " host = excluded.host, token = excluded.token, acquired_at = excluded.acquired_at,"
+    " expires_at = excluded.expires_at"
+)
+RENEW_LEASE = (
+    "UPDATE leases SET expires_at = :expires_at"
+    " WHERE session_id = :session_id AND owner = :owner AND token = :token"
+)
+
+# deleting a session: the one deletion, children before parents
+
+DELETE_SESSION_LABELS = (
+    "DELETE FROM labels WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = :session_id)"
+)
+DELETE_SESSION_BRANCHES = "DELETE FROM branches WHERE session_id = :session_id"
+DELETE_SESSION_CHECKPOINTS = "DELETE FROM checkpoints WHERE session_id = :session_id"
+DELETE_SESSION_LEASE = "DELETE FROM leases WHERE session_id = :session_id"
+DELETE_SESSION = "DELETE FROM sessions WHERE id = :session_id"
+DELETIONS = (
+    "DELETE_SESSION_LABELS",
+    "DELETE_SESSION_BRANCHES",
+    "DELETE_SESSION_CHECKPOINTS",
+    "DELETE_SESSION_LEASE",
+    "DELETE_SESSION",
+)
+"""The statements that delete, in the order deleting a session runs them."""
 
 # trusted folders
 
@@ -113,6 +170,12 @@ __all__ = [
     "CHECKPOINT_IN_SESSION",
     "CHECKPOINT_ROWS",
     "CHECKPOINT_ROWS_IN_ORDER",
+    "DELETE_SESSION",
+    "DELETE_SESSION_BRANCHES",
+    "DELETE_SESSION_CHECKPOINTS",
+    "DELETE_SESSION_LABELS",
+    "DELETE_SESSION_LEASE",
+    "DELETIONS",
     "GET_SESSION",
     "INDEXES",
     "INSERT_BRANCH",
@@ -120,13 +183,17 @@ __all__ = [
     "INSERT_SESSION",
     "IS_TRUSTED",
     "LABELS",
+    "LEASE",
     "LIST_SESSIONS",
     "LIST_WORKSPACE_SESSIONS",
     "MOVE_HEAD",
+    "RENEW_LEASE",
     "SESSION_EXISTS",
+    "SET_NAME",
     "SET_TITLE",
     "STATEMENTS",
     "TABLES",
+    "TAKE_LEASE",
     "TOUCH_SESSION",
     "TRUST",
     "Table",

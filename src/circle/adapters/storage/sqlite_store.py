@@ -26,6 +26,7 @@ from circle.domain.messages import Message
 
 from . import _sql as sql
 from ._database import Database
+from .session_lock import lost_lease_error
 
 Clock = Callable[[], float]
 _CheckpointTuple = tuple[str, str | None, int, str, float]  # id, parent_id, seq, message_json, created_at
@@ -84,7 +85,10 @@ def _head(connection: sqlite3.Connection, session_id: str, branch: str) -> tuple
     return (False, None) if row is None else (True, row[0])
 
 
-def _session_infos(rows: list[tuple[str, str, str | None, float, float, int]]) -> list[SessionInfo]:
+_SessionTuple = tuple[str, str, str | None, float, float, int, str | None, str | None, str | None, int]
+
+
+def _session_infos(rows: list[_SessionTuple]) -> list[SessionInfo]:
     return [
         SessionInfo(
             id=session_id,
@@ -93,9 +97,41 @@ def _session_infos(rows: list[tuple[str, str, str | None, float, float, int]]) -
             created_at=created_at,
             updated_at=updated_at,
             message_count=int(message_count),
+            name=name,
+            forked_from=forked_from,
+            forked_at=forked_at,
+            size_bytes=int(size_bytes),
         )
-        for session_id, workspace, title, created_at, updated_at, message_count in rows
+        for (
+            session_id,
+            workspace,
+            title,
+            created_at,
+            updated_at,
+            message_count,
+            name,
+            forked_from,
+            forked_at,
+            size_bytes,
+        ) in rows
     ]
+
+
+def _fork_path(connection: sqlite3.Connection, session_id: str, at: str | None) -> list[_CheckpointTuple]:
+    """The stored rows from the root to ``at`` (None: the main head), oldest first."""
+    if at is None:
+        _, at = _head(connection, session_id, MAIN_BRANCH)
+    elif not _found(connection, sql.CHECKPOINT_IN_SESSION, checkpoint_id=at, session_id=session_id):
+        raise StorageError(f"no checkpoint {at} in session {session_id}")
+    rows: list[_CheckpointTuple] = connection.execute(
+        sql.CHECKPOINT_ROWS, {"session_id": session_id}
+    ).fetchall()
+    by_id = {row[0]: row for row in rows}
+    try:
+        path = path_to(_LazyCheckpoints(session_id, rows), at)
+    except ValueError as error:
+        raise StorageError(f"session {session_id} is broken at {at}: {error}") from error
+    return [by_id[cp.id] for cp in path]
 
 
 class SqliteSessionStore:
@@ -109,6 +145,23 @@ class SqliteSessionStore:
     def __init__(self, path: Path, *, clock: Clock = time.time) -> None:
         self._db = Database(path)
         self._clock = clock
+        self._fences: dict[str, int] = {}
+
+    @property
+    def database(self) -> Database:
+        """The store's connection, shared with a ``SqliteSessionLease`` on the same file."""
+        return self._db
+
+    def fence(self, session_id: str, token: int | None) -> None:
+        """From now on, append to the session only while its lease's token is ``token`` (None: always).
+
+        The lease adapter calls this on acquiring and releasing; the check runs inside each append's
+        transaction, so a holder whose lease another Circle took over writes nothing.
+        """
+        if token is None:
+            self._fences.pop(session_id, None)
+        else:
+            self._fences[session_id] = token
 
     async def create_session(
         self, *, workspace: str, session_id: str | None = None, title: str | None = None
@@ -127,6 +180,9 @@ class SqliteSessionStore:
                     "title": title,
                     "created_at": now,
                     "updated_at": now,
+                    "name": None,
+                    "forked_from": None,
+                    "forked_at": None,
                 },
             )
         return SessionInfo(id=session_id, workspace=workspace, title=title, created_at=now, updated_at=now)
@@ -153,7 +209,8 @@ class SqliteSessionStore:
         """Store ``message`` as the child of the branch's head and move the head to it.
 
         A branch that does not exist yet is created, and the message becomes a new root.
-        Raises StorageError for an unknown session.
+        Raises StorageError for an unknown session, and SessionBusyError (writing nothing) when
+        this store was fenced to a lease token that is no longer the session's.
         """
         checkpoint_id = uuid4().hex
         now = self._clock()
@@ -164,6 +221,10 @@ class SqliteSessionStore:
             ).fetchone()
             if state is None:
                 raise StorageError(f"no session {session_id}")
+            held = self._fences.get(session_id)
+            if held is not None and state[3] != held:
+                lease = connection.execute(sql.LEASE, {"session_id": session_id}).fetchone()
+                raise lost_lease_error(session_id, lease)
             parent_id: str | None = state[1]
             seq = int(state[2] or 0) + 1
             connection.execute(
@@ -256,9 +317,110 @@ class SqliteSessionStore:
             _require_session(connection, session_id)
             connection.execute(sql.SET_TITLE, {"session_id": session_id, "title": title})
 
+    async def set_name(self, session_id: str, name: str | None) -> None:
+        with self._db.writing() as connection:
+            _require_session(connection, session_id)
+            connection.execute(sql.SET_NAME, {"session_id": session_id, "name": name})
+
+    async def fork(
+        self,
+        session_id: str,
+        *,
+        at_checkpoint: str | None,
+        new_session_id: str | None = None,
+        title: str | None = None,
+    ) -> SessionInfo:
+        """A new session whose main branch is a copy of the path to ``at_checkpoint``, in one transaction.
+
+        The messages are copied as stored (the same JSON, the same ``created_at``) under new ids;
+        the labels on the path come along. The source is only read.
+        """
+        new_id = new_session_id or uuid4().hex
+        now = self._clock()
+        with self._db.writing() as connection:
+            found = _session_infos(connection.execute(sql.GET_SESSION, {"session_id": session_id}).fetchall())
+            if not found:
+                raise StorageError(f"no session {session_id}")
+            if _found(connection, sql.SESSION_EXISTS, session_id=new_id):
+                raise StorageError(f"session {new_id} already exists")
+            path = _fork_path(connection, session_id, at_checkpoint)
+            forked_at = path[-1][0] if path else None
+            source = found[0]
+            connection.execute(
+                sql.INSERT_SESSION,
+                {
+                    "id": new_id,
+                    "workspace": source.workspace,
+                    "title": title if title is not None else source.title,
+                    "created_at": now,
+                    "updated_at": now,
+                    "name": None,
+                    "forked_from": session_id,
+                    "forked_at": forked_at,
+                },
+            )
+            copies = _copy_path(connection, path, new_id)
+            new_ids = dict(zip((row[0] for row in path), copies, strict=True))
+            for checkpoint_id, text in connection.execute(sql.LABELS, {"session_id": session_id}).fetchall():
+                if checkpoint_id in new_ids:
+                    connection.execute(sql.ADD_LABEL, {"checkpoint_id": new_ids[checkpoint_id], "text": text})
+            connection.execute(sql.TOUCH_SESSION, {"session_id": new_id, "now": now})
+            info = _session_infos(connection.execute(sql.GET_SESSION, {"session_id": new_id}).fetchall())
+        return info[0]
+
+    async def delete_session(self, session_id: str) -> None:
+        """Remove the session, its checkpoints, branches, labels and lease, in one transaction."""
+        with self._db.writing() as connection:
+            _require_session(connection, session_id)
+            for table in _tables_beside_the_schema(connection):
+                connection.execute(
+                    f'DELETE FROM "{table}" WHERE session_id = :session_id', {"session_id": session_id}
+                )
+            for name in sql.DELETIONS:
+                connection.execute(sql.STATEMENTS[name], {"session_id": session_id})
+        self._fences.pop(session_id, None)
+
     async def aclose(self) -> None:
         """Close the connection; later calls raise StorageError."""
         self._db.close()
+
+
+def _tables_beside_the_schema(connection: sqlite3.Connection) -> list[str]:
+    """Tables other modules add to the file (compactions, the rewind journal) with a ``session_id``:
+    a deleted session's rows go from them too, first, as they may refer to its checkpoints."""
+    rows = connection.execute(
+        "SELECT m.name FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p"
+        " WHERE m.type = 'table' AND p.name = 'session_id' ORDER BY m.name"
+    ).fetchall()
+    return [name for (name,) in rows if name not in sql.TABLES]
+
+
+def _copy_path(connection: sqlite3.Connection, path: list[_CheckpointTuple], session_id: str) -> list[str]:
+    """Insert ``path``'s messages as the main branch of ``session_id``; their new ids."""
+    parent_id: str | None = None
+    new_ids: list[str] = []
+    for seq, (_, _, _, message_json, created_at) in enumerate(path, start=1):
+        checkpoint_id = uuid4().hex
+        role = Message.model_validate_json(message_json).role
+        connection.execute(
+            sql.INSERT_CHECKPOINT,
+            {
+                "id": checkpoint_id,
+                "session_id": session_id,
+                "parent_id": parent_id,
+                "seq": seq,
+                "role": role,
+                "message_json": message_json,
+                "created_at": created_at,
+            },
+        )
+        parent_id = checkpoint_id
+        new_ids.append(checkpoint_id)
+    if parent_id is not None:
+        connection.execute(
+            sql.MOVE_HEAD, {"session_id": session_id, "name": MAIN_BRANCH, "head_id": parent_id}
+        )
+    return new_ids
 
 
 def _trust_key(folder: str) -> Path:

@@ -17,6 +17,14 @@ class SessionInfo:
     created_at: float
     updated_at: float
     message_count: int = 0
+    name: str | None = None
+    """What the person named it (``--name``); None until named."""
+    forked_from: str | None = None
+    """The session this one was forked from, if it was."""
+    forked_at: str | None = None
+    """The checkpoint of ``forked_from`` the fork was taken at."""
+    size_bytes: int = 0
+    """The stored messages' size: the sum of their JSON lengths in bytes."""
 
 
 class SessionStore(Protocol):
@@ -46,6 +54,30 @@ class SessionStore(Protocol):
     async def branches(self, session_id: str) -> list[Branch]: ...
 
     async def set_title(self, session_id: str, title: str) -> None: ...
+
+    async def set_name(self, session_id: str, name: str | None) -> None:
+        """Name the session for people (None clears the name)."""
+        ...
+
+    async def fork(
+        self,
+        session_id: str,
+        *,
+        at_checkpoint: str | None,
+        new_session_id: str | None = None,
+        title: str | None = None,
+    ) -> SessionInfo:
+        """A new session (same workspace) whose history is the path to ``at_checkpoint``.
+
+        The path's messages are copied as new checkpoints of the new session (with their labels);
+        the source is left alone. ``at_checkpoint`` None forks at the main branch's head.
+        Raises StorageError for an unknown session, a checkpoint not in it, or a taken id.
+        """
+        ...
+
+    async def delete_session(self, session_id: str) -> None:
+        """Remove the session and all its rows: the one deletion the store allows."""
+        ...
 
     async def aclose(self) -> None: ...
 

@@ -17,6 +17,7 @@ from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.text_search import TextSearch
 from circle.application.prompts import load_prompt
+from circle.application.turn_journal import TurnJournal
 from circle.domain.credentials import command_words, credential_words, is_credential_path
 from circle.domain.errors import ApprovalDeniedError, ToolError
 from circle.domain.messages import DocumentPart, ImagePart
@@ -61,6 +62,8 @@ class ToolContext:
     secrets: Secrets = field(default_factory=Secrets)
     home: str = "~"
     hook_allowed: bool = False
+    journal: TurnJournal | None = None
+    """Where the file tools and ``execute`` record what they change (for a rewind); None: nowhere."""
 
     async def approve_write(self, tool: str, resolved: str, summary: str) -> None:
         """Ask before a file change: rules see the workspace-relative path; protected places always ask."""

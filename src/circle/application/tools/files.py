@@ -129,7 +129,10 @@ async def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
     if info is not None and info.kind == "dir":
         raise ToolError(f"{args.file_path} is a folder")
     await ctx.approve_write("write_file", resolved, f"write {ctx.where(resolved)}")
+    before = await _before(ctx, resolved, exists=info is not None)
     await ctx.files.write_bytes(resolved, args.content.encode("utf-8"))
+    if ctx.journal is not None:
+        await ctx.journal.record(resolved, before, args.content.encode("utf-8"))
     lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
     verb = "Overwrote" if info is not None else "Created"
     return ToolOutput(f"{verb} {ctx.show(resolved)} ({lines} lines)")
@@ -166,9 +169,18 @@ async def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
     await ctx.approve_write("edit_file", resolved, f"edit {ctx.where(resolved)}")
     updated = text.replace(args.old_string, args.new_string)
     await ctx.files.write_bytes(resolved, updated.encode("utf-8"))
+    if ctx.journal is not None:
+        await ctx.journal.record(resolved, data, updated.encode("utf-8"))
     where = text[: text.index(args.old_string)].count("\n") + 1
     times = f"{count} places" if count > 1 else f"line {where}"
     return ToolOutput(f"Edited {ctx.show(resolved)} ({times})")
+
+
+async def _before(ctx: ToolContext, resolved: str, *, exists: bool) -> bytes | None:
+    """The file's bytes before a change, for the turn journal (None when absent or not journaled)."""
+    if ctx.journal is None or not exists:
+        return None
+    return await ctx.files.read_bytes(resolved)
 
 
 class DeleteArgs(ToolArgs):
@@ -180,7 +192,10 @@ async def _delete(args: DeleteArgs, ctx: ToolContext) -> ToolOutput:
     if resolved == ctx.workspace:
         raise ToolError("the workspace itself cannot be deleted")
     await ctx.approve_write("delete", resolved, f"delete {ctx.where(resolved)}")
+    before = await _before(ctx, resolved, exists=True)
     await ctx.files.delete(resolved)
+    if ctx.journal is not None:
+        await ctx.journal.record(resolved, before, None)
     return ToolOutput(f"Deleted {ctx.show(resolved)}")
 
 

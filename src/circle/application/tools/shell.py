@@ -2,7 +2,8 @@
 
 A command that names a credential file is refused before it is shown for approval. It runs with
 ``ctx.env`` (secrets stripped by the entrypoint), and its output comes back with saved secrets written
-``%NAME%`` and other passwords and tokens ``[REDACTED]``.
+``%NAME%`` and other passwords and tokens ``[REDACTED]``. With a turn journal in the context, the
+workspace is snapshotted before and after the command, so that a rewind can put back what it changed.
 """
 
 from __future__ import annotations
@@ -45,13 +46,18 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         always_ask=verdict.always_ask,
         safe=verdict.kind == "safe",
     )
-    result = await ctx.processes.run(
-        args.command,
-        cwd=ctx.workspace,
-        timeout_s=args.timeout,
-        output_limit=OUTPUT_LIMIT,
-        env=ctx.env or None,
-    )
+    snapshot = await ctx.journal.before_command() if ctx.journal is not None else None
+    try:
+        result = await ctx.processes.run(
+            args.command,
+            cwd=ctx.workspace,
+            timeout_s=args.timeout,
+            output_limit=OUTPUT_LIMIT,
+            env=ctx.env or None,
+        )
+    finally:
+        if ctx.journal is not None:
+            await ctx.journal.after_command(snapshot)
     output = redact(ctx.secrets.mask(result.output)).rstrip("\n")
     if result.timed_out:
         note = f"[stopped after {args.timeout} s: timed out]"

@@ -1,0 +1,165 @@
+"""What the loop does to keep a long session inside the model's context window.
+
+Before each request, :class:`ContextKeeper` prunes it (older tool output stubbed, older images left
+out: :mod:`.pruning`) and, when the estimate still passes the budget, compacts the conversation
+(:mod:`.compaction`). An endpoint that says the request overflowed gets one compaction and one
+retry; ``compact_conversation`` and /compact compact on request. Every compaction is announced by
+:class:`~.events.CompactionStarted` and :class:`~.events.CompactionEnded`; a failed one changes
+nothing and the turn goes on (an overflow then stands).
+
+It also remembers the answers a compaction took out of the conversation, so costs still count them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from circle.domain.budget import RequestBudget, request_tokens, text_tokens, tools_tokens
+from circle.domain.errors import CircleError
+from circle.domain.messages import Message, ToolCallPart
+from circle.domain.model import ToolSpec
+
+from .compaction import CompactionOutcome, Compactor
+from .conversation import Conversation
+from .events import CompactionEnded, CompactionReason, CompactionStarted
+from .ports.event_sink import EventSink
+from .pruning import RequestPruner
+from .tools.compaction import COMPACT_CONVERSATION
+
+log = logging.getLogger("circle.compaction")
+
+
+def requested_compaction(calls: Sequence[ToolCallPart]) -> str | None:
+    """The instructions of a ``compact_conversation`` call among ``calls`` ("" for none given);
+    None when no call asks for a compaction."""
+    for call in calls:
+        if call.name == COMPACT_CONVERSATION:
+            arguments = call.parsed_arguments() or {}
+            instructions = arguments.get("instructions")
+            return instructions if isinstance(instructions, str) else ""
+    return None
+
+
+class ContextKeeper:
+    """The loop's context window: pruning, automatic and requested compaction, retired answers.
+
+    Args:
+        events: where compaction events go.
+        budget: the request budget.
+        compactor: compacts; None: requests are pruned but never compacted.
+    """
+
+    def __init__(self, *, events: EventSink, budget: RequestBudget, compactor: Compactor | None) -> None:
+        self.events = events
+        self.budget = budget
+        self.compactor = compactor
+        self.pruner = RequestPruner()
+        self.retired: list[Message] = []
+        self.turn_retired: list[Message] = []
+        self.turn_start = 0
+        self._gave_up = False
+
+    def start_turn(self, index: int) -> None:
+        self.turn_start = index
+        self.turn_retired = []
+        self._gave_up = False
+
+    def session_messages(self, conversation: Conversation) -> list[Message]:
+        """Every answer the session paid for: those compacted away, then the conversation."""
+        return [*self.retired, *conversation.messages]
+
+    def turn_messages(self, conversation: Conversation) -> list[Message]:
+        return [*self.turn_retired, *conversation.messages[self.turn_start :]]
+
+    def prune(self, messages: Sequence[Message]) -> tuple[Message, ...]:
+        return self.pruner.apply(messages)
+
+    async def before_request(
+        self,
+        conversation: Conversation,
+        *,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+    ) -> bool:
+        """Compact when the request (as it would be sent) passes the budget. True if it did."""
+        if self.compactor is None or self._gave_up:
+            return False
+        if not self.budget.over(request_tokens(system, messages, tools)):
+            return False
+        if not self.compactor.plan(conversation.messages, fixed_tokens=_fixed(system, tools)).summarize:
+            return False
+        done = await self.compact(conversation, reason="threshold", system=system, tools=tools)
+        self._gave_up = done is None
+        return done is not None
+
+    async def compact(
+        self,
+        conversation: Conversation,
+        *,
+        reason: CompactionReason,
+        system: str = "",
+        tools: Sequence[ToolSpec] = (),
+        instructions: str | None = None,
+    ) -> CompactionOutcome | None:
+        """Compact now, with events; None when nothing was compacted (the end event says why)."""
+        if self.compactor is None:
+            return None
+        session_id = conversation.session_id
+        self.events.emit(CompactionStarted(session_id=session_id, reason=reason))
+        try:
+            outcome = await self.compactor.compact(
+                conversation,
+                fixed_tokens=_fixed(system, tools),
+                instructions=instructions or None,
+                shrink=reason != "threshold",
+            )
+        except CircleError as exc:
+            log.warning("compaction failed: %s", exc.message)
+            self.events.emit(CompactionEnded(session_id=session_id, reason=reason, error=exc.message))
+            return None
+        if outcome is None:
+            self.events.emit(
+                CompactionEnded(session_id=session_id, reason=reason, error="nothing to compact")
+            )
+            return None
+        self._account(outcome)
+        self.events.emit(
+            CompactionEnded(
+                session_id=session_id,
+                reason=reason,
+                summarized=outcome.summarized,
+                kept=outcome.kept,
+                tokens_before=outcome.plan.tokens_before + _fixed(system, tools),
+                tokens_after=outcome.tokens_after,
+                summary_checkpoint_id=outcome.record.summary_checkpoint_id,
+                history_file=outcome.record.history_file,
+                will_retry=reason == "overflow",
+            )
+        )
+        return outcome
+
+    def _account(self, outcome: CompactionOutcome) -> None:
+        self.retired.extend(outcome.retired())
+        self.turn_retired.extend(outcome.retired(self.turn_start))
+        self.turn_start = outcome.moved(self.turn_start)
+        self.pruner.forget()
+
+
+def _fixed(system: str, tools: Sequence[ToolSpec]) -> int:
+    return text_tokens(system) + tools_tokens(tools)
+
+
+def describe(outcome: CompactionOutcome | None) -> str:
+    """One line about a compaction, for a person or a tool result."""
+    if outcome is None:
+        return "Nothing was compacted."
+    where = f"; the full text is in {outcome.record.history_file}" if outcome.record.history_file else ""
+    return (
+        f"Compacted: {outcome.summarized} messages summarized, {outcome.kept} kept"
+        f" (about {outcome.plan.tokens_before} -> {outcome.tokens_after} tokens){where}."
+    )
+
+
+__all__ = ["ContextKeeper", "describe", "requested_compaction"]

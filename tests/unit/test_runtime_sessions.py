@@ -1,0 +1,67 @@
+"""The runtime holds a lease on every session it opens, renews it, and gives it up on closing."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from circle._testing.lease import InMemorySessionLease
+from circle.application.ports.session_lease import Lease
+from circle.application.runtime import Runtime
+from circle.domain.errors import SessionBusyError
+from circle.domain.messages import Message
+from circle.testing import answer
+
+from ._harness import Harness
+
+
+def _runtime(harness: Harness, lease: InMemorySessionLease, *, every: float = 5.0) -> Runtime:
+    runtime = harness.runtime()
+    runtime.ports.lease = lease
+    runtime.options.lease_heartbeat_s = every
+    return runtime
+
+
+async def test_new_open_and_forked_sessions_are_leased_and_released_on_close() -> None:
+    harness = Harness()
+    lease = InMemorySessionLease()
+    runtime = _runtime(harness, lease)
+    made = await runtime.new_session(session_id="s1")
+    await harness.store.append("s1", Message.user("hi"))
+    forked = await runtime.fork_session("s1", new_session_id="f1")
+
+    assert set(lease.held) == {"s1", "f1"}
+    assert made.session_id == "s1" and forked.session_id == "f1"
+    assert [m.text for m in forked.conversation.messages] == ["hi"]
+    await runtime.aclose()
+    assert lease.held == {} and sorted(lease.released) == ["f1", "s1"]
+
+
+async def test_a_session_open_in_another_process_is_refused() -> None:
+    table: dict[str, Lease] = {}
+    harness = Harness()
+    await harness.store.create_session(workspace="/w", session_id="s1")
+    await InMemorySessionLease(table, pid=1).acquire("s1")
+    runtime = _runtime(harness, InMemorySessionLease(table, pid=2))
+
+    with pytest.raises(SessionBusyError, match="pid 1 on host test-host"):
+        await runtime.open_session("s1")
+    assert harness.store.stored == {}  # nothing written, not even an interrupted result
+
+
+async def test_the_lease_is_renewed_while_the_session_is_open() -> None:
+    harness = Harness()
+    harness.model.add(answer("done"))
+    lease = InMemorySessionLease()
+    runtime = _runtime(harness, lease, every=0.01)
+    session = await runtime.new_session()
+
+    await asyncio.sleep(0.1)
+    await session.prompt("hello")
+
+    assert lease.heartbeats >= 3
+    await runtime.aclose()
+    beats = lease.heartbeats
+    await asyncio.sleep(0.05)
+    assert lease.heartbeats == beats  # stopped
