@@ -10,6 +10,7 @@ Every fake records what it saw, so tests assert on state rather than on calls::
     assert len(model.requests) == 2
 """
 
+from circle._testing.asker import ScriptedAsker
 from circle._testing.catalog import InMemoryCatalog
 from circle._testing.compaction import InMemoryCompactionStore
 from circle._testing.events import RecordingSink, ScriptedApprover
@@ -29,6 +30,7 @@ from circle._testing.lease import InMemorySessionLease
 from circle._testing.local import FakeClock, FakeProcessRunner, Hang, InMemoryFileSystem, InMemoryTextSearch
 from circle._testing.model import Call, ScriptedModel, answer
 from circle._testing.store import InMemorySessionStore, InMemoryTrustList
+from circle._testing.web import FakeWeb
 from circle._testing.wire_scripts import anthropic_answer, responses_answer
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "FakeClock",
     "FakeImageCodec",
     "FakeProcessRunner",
+    "FakeWeb",
     "Faults",
     "GatewayResponse",
     "Hang",
@@ -51,6 +54,7 @@ __all__ = [
     "RecordedRequest",
     "RecordingSink",
     "ScriptedApprover",
+    "ScriptedAsker",
     "ScriptedGateway",
     "ScriptedModel",
     "answer",

@@ -58,3 +58,10 @@ def test_project_settings_override_key_by_key() -> None:
     )
     merged = merge_files(base, parse_settings_file({"endpoint": {"base_url": "v"}}, source="b"))
     assert (merged.endpoint.base_url, merged.endpoint.protocol, merged.model) == ("v", "anthropic", "m")
+
+
+def test_a_projects_compaction_settings_stay_a_model() -> None:
+    base = parse_settings_file({"compaction": {"threshold": 0.9}}, source="a")
+    merged = merge_files(base, parse_settings_file({"compaction": {"keep": 0.2}}, source="b"))
+    assert merged.compaction.keep == 0.2
+    assert merge_files(base, parse_settings_file({}, source="c")).compaction.threshold == 0.9

@@ -353,26 +353,115 @@ class ProcessCall:
 Script = Mapping[str, ProcessResult | Hang] | Callable[[str], ProcessResult | Hang]
 
 
+class FakeRunningProcess:
+    """A started command of :class:`FakeProcessRunner`: it runs until ``finish`` or ``stop``.
+
+    Attributes:
+        command, cwd, output_path, env: What it was started with.
+        exit_code: Set when it ended (-15 when stopped). stopped: Whether ``stop`` ended it.
+    """
+
+    def __init__(
+        self,
+        runner: FakeProcessRunner,
+        command: str,
+        *,
+        cwd: str,
+        output_path: str,
+        env: dict[str, str] | None,
+        pid: int,
+    ) -> None:
+        self._runner = runner
+        self.command = command
+        self.cwd = cwd
+        self.output_path = output_path
+        self.env = env
+        self.pid = pid
+        self.exit_code: int | None = None
+        self.stopped = False
+        self._ended = asyncio.Event()
+
+    @property
+    def running(self) -> bool:
+        return self.exit_code is None
+
+    def write(self, text: str) -> None:
+        """Append ``text`` to the output file, as the command would."""
+        self._runner.append_output(self.output_path, text)
+
+    def finish(self, exit_code: int = 0, output: str = "") -> None:
+        """End the command with ``exit_code``, ``output`` written first; nothing if it has ended."""
+        if self.exit_code is not None:
+            return
+        if output:
+            self.write(output)
+        self.exit_code = exit_code
+        self._ended.set()
+
+    async def wait(self) -> int:
+        await self._ended.wait()
+        assert self.exit_code is not None
+        return self.exit_code
+
+    async def stop(self) -> None:
+        if self.exit_code is None:
+            self.stopped = True
+            self.finish(-15)
+
+
 class FakeProcessRunner:
     """The ``ProcessRunner`` port answering from a script instead of running anything.
 
     A scripted result's ``stderr`` stays apart when the call asks for ``separate_stderr``, and is
-    appended to ``output`` when it does not.
+    appended to ``output`` when it does not. ``start`` follows the same script: a result is written
+    to the output file and the command ends with its exit code at once; ``Hang()`` writes its output
+    and runs until the test calls ``finish`` on it, or it is stopped.
 
     Args:
         script: Command -> result (or ``Hang()``), as a mapping or a function.
         default: The answer for a command the script does not know; without one, exit code 127.
+        files: Where started commands write their output files; without one, only ``outputs``.
 
     Attributes:
         calls: Every call, in order. timed_out, cancelled: the commands that hung and ended so.
+        started: Every started command, in order. outputs: Output path -> what was written there.
     """
 
-    def __init__(self, script: Script | None = None, *, default: ProcessResult | None = None) -> None:
+    def __init__(
+        self,
+        script: Script | None = None,
+        *,
+        default: ProcessResult | None = None,
+        files: InMemoryFileSystem | None = None,
+    ) -> None:
         self.script: Script = script if script is not None else {}
         self.default = default
+        self.files = files
         self.calls: list[ProcessCall] = []
         self.timed_out: list[str] = []
         self.cancelled: list[str] = []
+        self.started: list[FakeRunningProcess] = []
+        self.outputs: dict[str, str] = {}
+
+    async def start(
+        self, command: str, *, cwd: str, output_path: str, env: Mapping[str, str] | None = None
+    ) -> FakeRunningProcess:
+        given_env = None if env is None else dict(env)
+        process = FakeRunningProcess(
+            self, command, cwd=cwd, output_path=output_path, env=given_env, pid=40_000 + len(self.started)
+        )
+        self.started.append(process)
+        self.append_output(output_path, "")
+        outcome = self._outcome(command)
+        process.write(outcome.output + ("" if isinstance(outcome, Hang) else outcome.stderr))
+        if isinstance(outcome, ProcessResult):
+            process.finish(outcome.exit_code if outcome.exit_code is not None else -9)
+        return process
+
+    def append_output(self, path: str, text: str) -> None:
+        self.outputs[path] = self.outputs.get(path, "") + text
+        if self.files is not None:
+            self.files.put(path, self.outputs[path])
 
     async def run(
         self,
@@ -458,6 +547,7 @@ class FakeClock:
 __all__ = [
     "FakeClock",
     "FakeProcessRunner",
+    "FakeRunningProcess",
     "Hang",
     "InMemoryFileSystem",
     "InMemoryTextSearch",

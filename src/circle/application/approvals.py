@@ -13,11 +13,17 @@ Order of a decision for a call that changes something (reads never come here):
 
 Asking goes to the person's Approver. Where nobody can answer (print, JSON and RPC modes),
 the call is not run and the model is told why and how the person could allow it.
+
+Plan mode comes before all of this: a session's :class:`PlanModeGate` denies every change while
+its :class:`PlanMode` is on (a command known to be read-only still runs, as in read-only mode;
+a hook's question, kind ``other``, still reaches the policy, and the change it guards is then
+denied by the gate).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from circle.domain.approval_rules import Rule, RuleLayer, decide, session_allow
@@ -115,4 +121,52 @@ class ApprovalPolicy:
         return decision
 
 
-__all__ = ["APPROVAL_MODES", "AllowAll", "ApprovalMode", "ApprovalPolicy", "parse_mode"]
+PLAN_MODE_REFUSAL = "plan mode: changes wait until the person accepts the plan (call plan_exit with the plan)"
+
+
+@dataclass
+class PlanMode:
+    """Whether a session is in plan mode; shared by its ToolContext (the plan tools switch it) and
+    its :class:`PlanModeGate` (which refuses changes while it is on).
+
+    Attributes:
+        active: The session is in plan mode.
+        policy: Whose approval mode an accepted plan may set (accept-edits); None: nobody's.
+    """
+
+    active: bool = False
+    policy: ApprovalPolicy | None = None
+
+    def enter(self) -> None:
+        self.active = True
+
+    def leave(self, mode: ApprovalMode | None = None) -> None:
+        """Leave plan mode, switching the policy to ``mode`` when one is given."""
+        self.active = False
+        if mode is not None and self.policy is not None:
+            self.policy.mode = mode
+
+
+class PlanModeGate:
+    """An :class:`Approver` that denies every change while ``plan`` is on, else asks ``inner``."""
+
+    def __init__(self, inner: Approver, plan: PlanMode) -> None:
+        self.inner = inner
+        self.plan = plan
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        if self.plan.active and request.kind != "other" and not (request.kind == "execute" and request.safe):
+            return ApprovalDecision(allowed=False, reason=PLAN_MODE_REFUSAL)
+        return await self.inner.decide(request)
+
+
+__all__ = [
+    "APPROVAL_MODES",
+    "PLAN_MODE_REFUSAL",
+    "AllowAll",
+    "ApprovalMode",
+    "ApprovalPolicy",
+    "PlanMode",
+    "PlanModeGate",
+    "parse_mode",
+]

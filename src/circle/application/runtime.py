@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import platform
+import posixpath
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -13,19 +14,23 @@ from circle.domain.budget import CompactionSettings, RequestBudget
 from circle.domain.catalog import ModelInfo
 from circle.domain.errors import ConfigError, SessionBusyError, StorageError
 from circle.domain.hooks import HookConfig
+from circle.domain.redact import redact
 from circle.domain.retry import TimeoutPolicy
 from circle.domain.sandbox import SandboxPolicy, sandbox_note
 from circle.domain.secrets import Secrets
 from circle.domain.thinking import ThinkingLevel
 
 from .agent_loop import AgentLoop, LoopSettings
+from .approvals import ApprovalPolicy, PlanMode, PlanModeGate
 from .compaction import Compactor
 from .context.system_prompt import Environment, PromptOptions, build_system_prompt
 from .conversation import Conversation
 from .event_bus import EventBus
 from .hooks import HookRunner
+from .jobs import JobManager
 from .model_guard import GuardedModel
 from .ports.approver import Approver
+from .ports.asker import Asker
 from .ports.clock import Clock
 from .ports.compaction_store import CompactionStore
 from .ports.file_journal import FileJournal
@@ -37,8 +42,11 @@ from .ports.process_runner import ProcessRunner
 from .ports.session_lease import SessionLease
 from .ports.session_store import SessionStore
 from .ports.text_search import TextSearch
+from .ports.web import WebClient
 from .ports.workspace_snapshots import WorkspaceSnapshots
 from .session import AgentSession
+from .skills import find_skills
+from .subagents import start_subagents
 from .tools import builtin_tools
 from .tools.base import Tool, ToolContext
 from .tools.compaction import COMPACT_CONVERSATION
@@ -101,6 +109,10 @@ class Ports:
     compactions: CompactionStore | None = None
     """Where compactions are committed (the session store's file); None: sessions never compact
     (requests are still pruned) and compact_conversation is not offered."""
+    web: WebClient | None = None
+    """What webfetch and websearch use; None: they tell the model the session has no web access."""
+    asker: Asker | None = None
+    """Who answers the question tool and plan_exit; None where nobody can (print, JSON, RPC)."""
 
 
 class Runtime:
@@ -111,6 +123,7 @@ class Runtime:
         self.options = options
         self.events = events or EventBus()
         self._heartbeat: asyncio.Task[None] | None = None
+        self._sessions: list[AgentSession] = []
 
     def select_tools(self) -> dict[str, Tool]:
         """The built-in tools, narrowed by --tools and --exclude-tools."""
@@ -125,6 +138,8 @@ class Runtime:
         return {name: available[name] for name in chosen if name not in excluded}
 
     async def system_prompt(self) -> str:
+        home = self.options.home if self.options.home.startswith("/") else None
+        skills = await find_skills(self.ports.files, workspace=self.options.workspace, home=home)
         env = Environment(
             workspace=self.options.workspace,
             platform=f"{platform.system()} {platform.release()}",
@@ -135,6 +150,7 @@ class Runtime:
             home=self.options.home if self.options.home.startswith("/") else None,
             data_dir=self.options.data_dir,
             secret_names=tuple(sorted(self.options.secrets.values)),
+            capabilities=skills.capabilities(),
         )
         return await build_system_prompt(self.ports.files, env, self.options.prompt)
 
@@ -179,17 +195,25 @@ class Runtime:
         return await self.open_session(recent[0].id)
 
     async def _session(self, conversation: Conversation) -> AgentSession:
+        approver = self.ports.approver
+        plan = PlanMode(policy=approver if isinstance(approver, ApprovalPolicy) else None)
+        jobs = self._job_manager(conversation.session_id)
         context = ToolContext(
             workspace=self.options.workspace,
             files=self.ports.files,
             search=self.ports.search,
             processes=self.ports.processes,
-            approver=self.ports.approver,
+            approver=PlanModeGate(approver, plan),
             env=self.options.env,
             images=self.ports.images,
             secrets=self.options.secrets,
             home=self.options.home,
             journal=self._journal(conversation),
+            jobs=jobs,
+            web=self.ports.web,
+            asker=self.ports.asker,
+            plan_mode=plan,
+            plan_file=self.plan_file(conversation.session_id),
         )
         hooks = self._hooks(conversation)
         system = await self.system_prompt()
@@ -199,24 +223,59 @@ class Runtime:
                 system = f"{system}\n\n# From the session-start hooks\n{said}"
         info = self.ports.catalog.lookup(self.options.model)
         thinking = self.options.thinking if info.reasoning or not info.known else None
+        tools = self.select_tools()
+        settings = LoopSettings(
+            model=self.options.model,
+            system=system,
+            max_rounds=self.options.max_rounds,
+            thinking=thinking,
+            model_info=info,
+            budget_usd=self.options.budget_usd,
+        )
+        context.subagents = await start_subagents(
+            tools,
+            settings,
+            files=self.ports.files,
+            store=self.ports.store,
+            model=self.session_model(),
+            workspace=self.options.workspace,
+            home=self.options.home if self.options.home.startswith("/") else None,
+            catalog=self.ports.catalog,
+            hooks=hooks,
+        )
         loop = AgentLoop(
             model=self.session_model(),
-            tools=self.select_tools(),
+            tools=tools,
             context=context,
             events=self.events,
-            settings=LoopSettings(
-                model=self.options.model,
-                system=system,
-                max_rounds=self.options.max_rounds,
-                thinking=thinking,
-                model_info=info,
-                budget_usd=self.options.budget_usd,
-            ),
+            settings=settings,
             catalog=self.ports.catalog,
             hooks=hooks,
             compactor=self._compactor(info),
         )
-        return AgentSession(loop, conversation)
+        session = AgentSession(loop, conversation, jobs=jobs)
+        self._sessions.append(session)
+        return session
+
+    def _job_manager(self, session_id: str) -> JobManager | None:
+        """The session's background jobs, their output under ``<data>/background_jobs/<id>/``;
+        None without a data folder (``execute`` then refuses ``background``)."""
+        if self.options.data_dir is None:
+            return None
+        secrets = self.options.secrets
+        return JobManager(
+            self.ports.processes,
+            self.ports.files,
+            folder=posixpath.join(self.options.data_dir, "background_jobs", session_id),
+            mask=lambda text: redact(secrets.mask(text)),
+            now=self.ports.clock.now if self.ports.clock is not None else time.time,
+        )
+
+    async def stop_jobs(self) -> int:
+        """Stop the background jobs of every session opened, with their process groups; how many
+        were still running."""
+        stopped = await asyncio.gather(*(session.stop_jobs() for session in self._sessions))
+        return sum(stopped)
 
     def _compactor(self, info: ModelInfo) -> Compactor | None:
         """What compacts a session's conversation; None without a compaction store or when off."""
@@ -233,6 +292,12 @@ class Runtime:
             data_dir=self.options.data_dir,
             workspace=self.options.workspace,
         )
+
+    def plan_file(self, session_id: str) -> str | None:
+        """Where plan_exit writes a session's plan: ``<data folder>/session_plans/<id>.md``."""
+        if self.options.data_dir is None:
+            return None
+        return posixpath.join(self.options.data_dir, "session_plans", f"{session_id}.md")
 
     def _journal(self, conversation: Conversation) -> TurnJournal | None:
         if self.ports.journal is None:
@@ -297,9 +362,12 @@ class Runtime:
             await self.ports.lease.release()
 
     async def aclose(self) -> None:
+        await self.stop_jobs()
         with contextlib.suppress(StorageError):  # an unreleased lease still expires after its TTL
             await self.release()
         await self.ports.model.aclose()
         await self.ports.store.aclose()
         if self.ports.journal is not None:
             await self.ports.journal.aclose()
+        if self.ports.web is not None:
+            await self.ports.web.aclose()

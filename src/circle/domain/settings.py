@@ -40,6 +40,17 @@ class CompactionFile(BaseModel):
     enabled: bool = True
 
 
+class NetFile(BaseModel):
+    """``net`` in settings.json: how webfetch and websearch reach the web."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    proxy: str | None = None
+    """A proxy URL for web requests (``http://host:port``); unset: none beyond ``HTTPS_PROXY``."""
+    ca_file: str | None = None
+    """A PEM file of certificate authorities to trust (a company's TLS inspection)."""
+
+
 class SettingsFile(BaseModel):
     """The shape of settings.json; unknown keys are kept out, not refused."""
 
@@ -58,6 +69,8 @@ class SettingsFile(BaseModel):
     """Run commands under bubblewrap: ``read-only`` or ``workspace-write`` (``--sandbox`` beats it)."""
     sandbox_network: bool | None = None
     """Sandboxed commands keep the network (unset: they do not)."""
+    net: NetFile = Field(default_factory=lambda: NetFile())
+    """The web tools' proxy and certificate authorities."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +100,14 @@ def parse_settings_file(data: object, *, source: str) -> SettingsFile:
 def merge_files(base: SettingsFile, override: SettingsFile) -> SettingsFile:
     """``override`` wins key by key (a trusted project's file over the data folder's)."""
     endpoint = base.endpoint.model_copy(update=override.endpoint.model_dump(exclude_none=True))
-    top = override.model_dump(exclude_none=True, exclude={"endpoint", "models"})
+    top = override.model_dump(exclude_none=True, exclude={"endpoint", "models", "net", "compaction"})
     models = {**base.models, **override.models}
-    return base.model_copy(update={**top, "endpoint": endpoint, "models": models})
+    net = base.net.model_copy(update=override.net.model_dump(exclude_none=True))
+    said = override.model_fields_set
+    compaction = override.compaction if "compaction" in said else base.compaction
+    return base.model_copy(
+        update={**top, "endpoint": endpoint, "models": models, "net": net, "compaction": compaction}
+    )
 
 
 def resolve_endpoint(
@@ -161,6 +179,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "PROTOCOLS",
     "Endpoint",
+    "NetFile",
     "Protocol",
     "SettingsFile",
     "merge_files",

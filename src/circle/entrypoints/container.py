@@ -29,13 +29,14 @@ from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.session_lease import SessionLease
 from circle.application.ports.session_store import SessionStore, TrustList
 from circle.application.ports.text_search import TextSearch
+from circle.application.ports.web import WebClient
 from circle.application.ports.workspace_snapshots import WorkspaceSnapshots
 from circle.application.runtime import Ports, Runtime, RuntimeOptions
 from circle.domain.catalog import ModelOverride, refresh_allowed
 from circle.domain.errors import ConfigError
 from circle.domain.retry import TimeoutPolicy
 from circle.domain.sandbox import SandboxPolicy, parse_sandbox, sandbox_policy
-from circle.domain.settings import Endpoint, SettingsFile
+from circle.domain.settings import Endpoint, NetFile, SettingsFile
 
 ADAPTERS: dict[str, str] = {
     "store.sqlite": "circle.adapters.storage.sqlite_store:SqliteSessionStore",
@@ -53,6 +54,7 @@ ADAPTERS: dict[str, str] = {
     "journal.sqlite": "circle.adapters.storage.file_journal:SqliteFileJournal",
     "compactions.sqlite": "circle.adapters.storage.compaction_store:SqliteCompactionStore",
     "snapshots.local": "circle.adapters.local.snapshots:LocalWorkspaceSnapshots",
+    "web.httpx": "circle.adapters.web.httpx_web:HttpxWebClient",
 }
 
 
@@ -85,6 +87,8 @@ class Config:
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     model_overrides: Mapping[str, ModelOverride] = field(default_factory=dict)
     approval_mode: ApprovalMode = "default"
+    net: NetFile = field(default_factory=NetFile)
+    """settings.json's ``net``: the web tools' proxy and certificate authorities."""
 
     @property
     def store_path(self) -> Path:
@@ -93,6 +97,11 @@ class Config:
     @property
     def blobs_path(self) -> Path:
         return self.data_dir / "blobs"
+
+
+def make_web(config: Config) -> object:
+    """The web client, through settings.json's ``net`` proxy and certificate authorities."""
+    return make("web.httpx", proxy=config.net.proxy, ca_file=config.net.ca_file)
 
 
 def make_catalog(config: Config) -> object:
@@ -129,6 +138,7 @@ class Container(containers.DeclarativeContainer):
         make, "journal.sqlite", config.provided.store_path, blobs=config.provided.blobs_path
     )
     snapshots = providers.Singleton(make, "snapshots.local", config.provided.data_dir)
+    web = providers.Singleton(make_web, config)
 
 
 def build_runtime(container: Container) -> Runtime:
@@ -145,6 +155,7 @@ def build_runtime(container: Container) -> Runtime:
         catalog=cast(ModelCatalog, container.catalog()),
         clock=cast(Clock, container.clock()),
         lease=cast(SessionLease | None, container.lease()),
+        web=cast(WebClient, container.web()),
     )
     if config.options.sandbox is not None:
         ports.hook_processes = cast(ProcessRunner, container.hook_processes())

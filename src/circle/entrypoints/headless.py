@@ -134,6 +134,7 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         ephemeral=opts.no_session,
         env=env,
         model_overrides=settings.models,
+        net=settings.net,
         approval_mode=_approval_mode(opts, settings.approval_mode),
     )
 
@@ -213,9 +214,9 @@ async def run_headless(
 
             await export_file(runtime.ports.store, session.session_id, opts.export)
     except CircleError as exc:
-        await runtime.aclose()
+        await _leave(runtime, err)
         return report(exc, err, sink)
-    await runtime.aclose()
+    await _leave(runtime, err)
     if result.aborted:
         err.write("circle: interrupted\n")
         return EXIT_INTERRUPTED
@@ -229,6 +230,14 @@ async def run_headless(
     if result.incomplete:
         err.write("circle: the answer is incomplete (it stopped before a proper finish)\n")
     return EXIT_OK
+
+
+async def _leave(runtime: Runtime, err: TextIO) -> None:
+    """Stop the background jobs with their process groups (one prompt waits for none), say so, close."""
+    if stopped := await runtime.stop_jobs():
+        err.write(f"circle: stopped {stopped} background job{'' if stopped == 1 else 's'}\n")
+        err.flush()
+    await runtime.aclose()
 
 
 async def _run_interruptible(session: AgentSession, message: str) -> TurnResult:

@@ -120,7 +120,9 @@ class Agent:
         )
         if not options.model:
             raise ConfigError("no model chosen: pass model=..., or set CIRCLE_MODEL")
-        config = Config(folder, data, endpoint, options, env=env, model_overrides=settings.models)
+        config = Config(
+            folder, data, endpoint, options, env=env, model_overrides=settings.models, net=settings.net
+        )
         if (problem := sandbox_problem(config)) is not None:
             raise ConfigError(problem)
         self._container = Container(config=config)

@@ -17,6 +17,11 @@ while it runs, then closed (a command that does not read it is fine); without it
   has let go of the pipe (``server >log 2>&1 &``) is left running.
 - A command killed by a signal reports the negative signal number as its exit code, as ``asyncio`` does.
 
+``start`` leaves a command running (a background job) in the same kind of group: its output goes
+through a pipe that Circle appends to the output file as it comes, so the job counts as running until
+the command has exited and nothing it started holds the output any more. ``stop`` signals the group
+even after the command itself has exited, so what it left behind goes too.
+
 With a ``sandbox`` policy (see :mod:`circle.domain.sandbox`) every command runs as
 ``bwrap … -- bash -c COMMAND``: bwrap leads the process group, so timeouts and cancellation still
 stop everything. In the sandbox a command's own PID namespace ends with it, so a background child
@@ -33,6 +38,7 @@ import contextlib
 import os
 import signal
 from collections.abc import Mapping
+from typing import BinaryIO
 
 from circle.application.ports.process_runner import ProcessResult
 from circle.domain.errors import ToolError
@@ -97,6 +103,37 @@ class LocalProcessRunner:
             for transport in transports:
                 transport.close()
 
+    async def start(
+        self, command: str, *, cwd: str, output_path: str, env: Mapping[str, str] | None = None
+    ) -> LocalRunningProcess:
+        shell = self._shell or ("/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh")
+        argv = self._argv([shell, "-c", command], cwd=cwd, env=env)
+        os.makedirs(os.path.dirname(output_path) or ".", exist_ok=True)
+        sink = open(output_path, "ab", buffering=0)  # noqa: SIM115 - closed by the handle
+        transports: list[asyncio.BaseTransport] = []
+        write_fds: list[int] = []
+        try:
+            try:
+                out = await _open_pipe(transports, write_fds)
+                proc = await asyncio.create_subprocess_exec(
+                    *argv,
+                    cwd=cwd,
+                    env=dict(env) if env is not None else None,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=write_fds[0],
+                    stderr=asyncio.subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            finally:
+                for fd in write_fds:
+                    os.close(fd)
+        except BaseException:
+            for transport in transports:
+                transport.close()
+            sink.close()
+            raise
+        return LocalRunningProcess(proc, out, sink=sink, transport=transports[0])
+
     def _argv(self, command: list[str], *, cwd: str, env: Mapping[str, str] | None) -> list[str]:
         """``command``, or the bwrap command line running it sandboxed."""
         policy = self._sandbox
@@ -110,6 +147,59 @@ class LocalProcessRunner:
                 with contextlib.suppress(OSError):
                     os.makedirs(folder, exist_ok=True)
         return bwrap_argv(policy, command, cwd=cwd, bwrap=bwrap)
+
+
+class LocalRunningProcess:
+    """A background command: its output copied to its file until every holder of the pipe lets go."""
+
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        out: asyncio.StreamReader,
+        *,
+        sink: BinaryIO,
+        transport: asyncio.BaseTransport,
+    ) -> None:
+        self._proc = proc
+        self._sink = sink
+        self._transport = transport
+        self._copying = asyncio.create_task(_copy(out, sink))
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    async def wait(self) -> int:
+        code = await asyncio.shield(self._proc.wait())
+        await asyncio.wait([self._copying])
+        self._close()
+        return code
+
+    async def stop(self) -> None:
+        _signal_group(self._proc.pid, signal.SIGTERM)
+        ending = asyncio.ensure_future(self._ended())
+        await asyncio.wait([ending], timeout=TERM_GRACE_S)
+        ending.cancel()
+        _signal_group(self._proc.pid, signal.SIGKILL)
+        await asyncio.shield(self._proc.wait())
+        await asyncio.wait([self._copying], timeout=DRAIN_GRACE_S)  # a child outside the group may hold it
+        self._close()
+
+    async def _ended(self) -> None:
+        await self._proc.wait()
+        await asyncio.wait([self._copying])
+
+    def _close(self) -> None:
+        if not self._copying.done():
+            self._copying.cancel()
+        self._transport.close()
+        self._sink.close()
+
+
+async def _copy(reader: asyncio.StreamReader, sink: BinaryIO) -> None:
+    while chunk := await reader.read(_CHUNK):
+        with contextlib.suppress(OSError):  # a full disk: keep draining so the job never blocks
+            sink.write(chunk)
 
 
 async def _open_pipe(transports: list[asyncio.BaseTransport], write_fds: list[int]) -> asyncio.StreamReader:
@@ -258,4 +348,4 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
-__all__ = ["LocalProcessRunner"]
+__all__ = ["LocalProcessRunner", "LocalRunningProcess"]

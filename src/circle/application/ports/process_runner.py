@@ -1,4 +1,4 @@
-"""ProcessRunner: shell commands in their own process group."""
+"""ProcessRunner: shell commands in their own process group, run to the end or started to run on."""
 
 from __future__ import annotations
 
@@ -15,6 +15,27 @@ class ProcessResult:
     truncated: bool = False
     stderr: str = ""
     """The error stream, when the run asked for it apart (``separate_stderr``); else empty."""
+
+
+class RunningProcess(Protocol):
+    """A command :meth:`ProcessRunner.start` left running, its output going to a file."""
+
+    @property
+    def pid(self) -> int:
+        """The command's process id, which is also its process group's."""
+        ...
+
+    async def wait(self) -> int:
+        """Its exit code, once it has exited and nothing it started still writes its output.
+
+        A command killed by a signal reports the negative signal number (128 + it in the sandbox).
+        """
+        ...
+
+    async def stop(self) -> None:
+        """Stop the whole process group (SIGTERM, then SIGKILL), whether the command itself still
+        runs or not, and wait for it; stopping again does nothing."""
+        ...
 
 
 class ProcessRunner(Protocol):
@@ -37,3 +58,13 @@ class ProcessRunner(Protocol):
         stdin: str | None = None,
         separate_stderr: bool = False,
     ) -> ProcessResult: ...
+
+    async def start(
+        self, command: str, *, cwd: str, output_path: str, env: Mapping[str, str] | None = None
+    ) -> RunningProcess:
+        """Start ``command`` in a process group of its own and return at once.
+
+        Its stdout and stderr are appended to ``output_path`` (its folder made) as they come; its
+        input is empty. It runs until it ends or :meth:`RunningProcess.stop`; nothing times it out.
+        """
+        ...

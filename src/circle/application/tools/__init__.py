@@ -5,10 +5,39 @@ from __future__ import annotations
 from .base import Tool
 from .compaction import COMPACT
 from .files import DELETE, EDIT_FILE, LS, READ_FILE, WRITE_FILE
+from .jobs import LIST_JOBS, STOP_JOB
+from .patch import APPLY_PATCH
+from .plan import PLAN_ENTER_TOOL, PLAN_EXIT_TOOL
+from .questions import QUESTION_TOOL
 from .search import GLOB, GREP
 from .shell import EXECUTE
+from .skills import SKILL_TOOL
+from .task import TASK_TOOL
+from .todos import WRITE_TODOS_TOOL
+from .web import WEB_FETCH, WEB_SEARCH
 
-BUILTIN_TOOLS: tuple[Tool, ...] = (LS, READ_FILE, GLOB, GREP, WRITE_FILE, EDIT_FILE, DELETE, EXECUTE, COMPACT)
+BUILTIN_TOOLS: tuple[Tool, ...] = (
+    LS,
+    READ_FILE,
+    GLOB,
+    GREP,
+    WRITE_FILE,
+    EDIT_FILE,
+    DELETE,
+    APPLY_PATCH,
+    EXECUTE,
+    LIST_JOBS,
+    STOP_JOB,
+    WEB_FETCH,
+    WEB_SEARCH,
+    WRITE_TODOS_TOOL,
+    QUESTION_TOOL,
+    PLAN_ENTER_TOOL,
+    PLAN_EXIT_TOOL,
+    SKILL_TOOL,
+    TASK_TOOL,
+    COMPACT,
+)
 
 
 def builtin_tools() -> dict[str, Tool]:

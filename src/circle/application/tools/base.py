@@ -11,16 +11,20 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
+from circle.application.approvals import PlanMode
+from circle.application.jobs import JobManager
 from circle.application.ports.approver import ApprovalKind, ApprovalRequest, Approver
+from circle.application.ports.asker import Asker
 from circle.application.ports.file_system import FileSystem
 from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.text_search import TextSearch
+from circle.application.ports.web import WebClient
 from circle.application.prompts import load_prompt
 from circle.application.turn_journal import TurnJournal
 from circle.domain.credentials import command_words, credential_words, is_credential_path
 from circle.domain.errors import ApprovalDeniedError, ToolError
-from circle.domain.messages import DocumentPart, ImagePart
+from circle.domain.messages import DocumentPart, ImagePart, Usage
 from circle.domain.model import ToolSpec
 from circle.domain.secrets import Secrets
 from circle.domain.workspace import is_inside, is_protected_path, join_in_workspace, relative_display
@@ -37,9 +41,21 @@ class ToolOutput:
     text: str
     is_error: bool = False
     attachments: tuple[ImagePart | DocumentPart, ...] = ()
+    usage: Usage | None = None
+    """Tokens spent producing this output (a subagent's answers); None: none."""
 
 
 PathUse = Literal["read", "write"]
+
+
+class SubagentRunner(Protocol):
+    """Runs a subagent for ``task`` (see :class:`circle.application.subagents.Subagents`)."""
+
+    async def run_task(
+        self, *, description: str, prompt: str, subagent_type: str, ctx: ToolContext
+    ) -> ToolOutput: ...
+
+
 CREDENTIAL_REFUSAL = "is a credential file: Circle does not read or change credential files"
 MAX_COMMAND_WORDS_RESOLVED = 200
 
@@ -64,6 +80,18 @@ class ToolContext:
     hook_allowed: bool = False
     journal: TurnJournal | None = None
     """Where the file tools and ``execute`` record what they change (for a rewind); None: nowhere."""
+    jobs: JobManager | None = None
+    """The session's background jobs (``execute`` with ``background``); None: not available."""
+    web: WebClient | None = None
+    """What webfetch and websearch read the web through; None: they say the session has no web access."""
+    asker: Asker | None = None
+    """Who answers the question tool and plan_exit; None where nobody can (print, JSON, RPC)."""
+    plan_mode: PlanMode = field(default_factory=PlanMode)
+    """The session's plan mode, shared with its approver's :class:`PlanModeGate`."""
+    plan_file: str | None = None
+    """Where plan_exit writes the plan (``<data folder>/session_plans/<id>.md``); None: not saved."""
+    subagents: SubagentRunner | None = None
+    """What ``task`` starts subagents with; None: subagents are not available (or this is one)."""
 
     async def approve_write(self, tool: str, resolved: str, summary: str) -> None:
         """Ask before a file change: rules see the workspace-relative path; protected places always ask."""
@@ -222,6 +250,7 @@ __all__ = [
     "CREDENTIAL_REFUSAL",
     "BuiltinTool",
     "PathUse",
+    "SubagentRunner",
     "Tool",
     "ToolArgs",
     "ToolContext",

@@ -4,6 +4,10 @@ A command that names a credential file is refused before it is shown for approva
 ``ctx.env`` (secrets stripped by the entrypoint), and its output comes back with saved secrets written
 ``%NAME%`` and other passwords and tokens ``[REDACTED]``. With a turn journal in the context, the
 workspace is snapshotted before and after the command, so that a rewind can put back what it changed.
+
+With ``background`` (and the session's job manager in the context) the command is classified and
+approved as in the foreground, then started as a background job (see :mod:`circle.application.jobs`):
+no timeout, no snapshots (a rewind does not undo what a job changes), and the call returns at once.
 """
 
 from __future__ import annotations
@@ -26,14 +30,17 @@ class ExecuteArgs(ToolArgs):
     timeout: int = Field(
         DEFAULT_TIMEOUT_S, ge=1, le=MAX_TIMEOUT_S, description="Seconds before the command is stopped."
     )
-    background: bool = Field(False, description="Run as a background job (not available yet).")
+    background: bool = Field(
+        False,
+        description="Run as a background job: the call returns at once and you are told when it ends.",
+    )
 
 
 async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
     if not args.command.strip():
         raise ToolError("the command is empty")
-    if args.background:
-        raise ToolError("background jobs are not available in this version: run it in the foreground")
+    if args.background and ctx.jobs is None:
+        raise ToolError("background jobs are not available in this session: run it in the foreground")
     verdict = classify_command(args.command, workspace=ctx.workspace, home=ctx.home)
     if verdict.kind == "refuse":
         raise ToolError(f"refused: {verdict.reason}")
@@ -46,6 +53,12 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         always_ask=verdict.always_ask,
         safe=verdict.kind == "safe",
     )
+    if args.background and ctx.jobs is not None:
+        job = await ctx.jobs.start(args.command, cwd=ctx.workspace, env=ctx.env or None)
+        return ToolOutput(
+            f"Started {job.id} (output: {job.output_path}); you will be told when it ends. "
+            "list_jobs shows it, stop_job stops it."
+        )
     snapshot = await ctx.journal.before_command() if ctx.journal is not None else None
     try:
         result = await ctx.processes.run(

@@ -1,0 +1,1 @@
+"""The web adapter: pages and search over httpx."""
