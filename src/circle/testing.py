@@ -28,6 +28,7 @@ from circle._testing.images import FakeImageCodec
 from circle._testing.journal import InMemoryFileJournal, InMemoryWorkspaceSnapshots
 from circle._testing.lease import InMemorySessionLease
 from circle._testing.local import FakeClock, FakeProcessRunner, Hang, InMemoryFileSystem, InMemoryTextSearch
+from circle._testing.lsp import FakeLanguageServers
 from circle._testing.model import Call, ScriptedModel, answer
 from circle._testing.store import InMemorySessionStore, InMemoryTrustList
 from circle._testing.web import FakeWeb
@@ -37,6 +38,7 @@ __all__ = [
     "Call",
     "FakeClock",
     "FakeImageCodec",
+    "FakeLanguageServers",
     "FakeProcessRunner",
     "FakeWeb",
     "Faults",

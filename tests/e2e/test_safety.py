@@ -134,3 +134,23 @@ def test_credential_files_are_refused_to_tools_and_commands(cli: Circle) -> None
     results = run_calls(cli, calls, "--yolo")
     assert "credential file" in results[0] and "credential file" in results[1]
     assert "sk-test" not in " ".join(results)
+
+
+def test_project_hooks_run_only_once_trust_approved_them(cli: Circle) -> None:
+    (cli.workspace / ".circle").mkdir()
+    marker = cli.workspace / "hook-ran"
+    hook = write_script(cli.workspace / "hook.sh", f"touch {marker}\n")
+    hooks = {
+        "hooks": {"PreToolUse": [{"matcher": "ls", "hooks": [{"type": "command", "command": str(hook)}]}]}
+    }
+    (cli.workspace / ".circle" / "hooks.json").write_text(json.dumps(hooks))
+    cli.run("trust", str(cli.workspace))
+    run_calls(cli, [("c1", "ls", {})])
+    assert marker.exists()
+    marker.unlink()
+    hooks["hooks"]["PreToolUse"][0]["matcher"] = "ls|glob"
+    (cli.workspace / ".circle" / "hooks.json").write_text(json.dumps(hooks))
+    cli.gateway.enqueue(chat_tool_calls([("c2", "ls", {})]), chat_text("Done."))
+    done = cli.run("-p", "go", env=cli.env(HOME=str(cli.home / "fake-home")))
+    assert done.returncode == 0 and "is new or changed and was not run" in done.stderr
+    assert not marker.exists()

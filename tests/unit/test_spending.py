@@ -123,3 +123,40 @@ async def test_an_answer_from_a_model_the_catalog_cannot_price_counts_at_the_ses
     stored = (await h.store.history(result.session_id))[-1].message
     assert stored.model == "gateway-alias"
     assert result.cost == pytest.approx(0.002) and result.session_cost == pytest.approx(0.002)
+
+
+SMALL = Usage(input=10, output=5)  # $0.00002 at SCRIPTED's prices
+
+
+def _delegating_turn() -> list[list[ModelEvent]]:
+    """The main agent's task call, the subagent's two answers (a tool round, then its report), the end."""
+    task = Call("task", {"description": "look", "prompt": "look around", "subagent_type": "explore"})
+    return [
+        answer("", task, usage=SMALL),
+        answer("", Call("ls", {}), usage=SMALL),
+        answer("nothing here", usage=SMALL),
+        answer("done", usage=SMALL),
+    ]
+
+
+async def test_a_subagents_answers_count_in_the_turns_usage_and_cost_and_the_sessions() -> None:
+    h = Harness(catalog=PRICED)
+    h.model.add(*_delegating_turn(), answer("again", usage=SMALL))
+    session = await h.runtime().new_session()
+    first = await session.prompt("delegate")
+    second = await session.prompt("once more")
+    assert len(h.model.requests) == 5
+    assert first.answer == "done" and first.usage == Usage(input=40, output=20)
+    assert first.cost == pytest.approx(0.00008) and first.session_cost == pytest.approx(0.00008)
+    assert second.usage == SMALL
+    assert second.cost == pytest.approx(0.00002) and second.session_cost == pytest.approx(0.0001)
+    ended = _ended(h)
+    assert [(e.usage, e.cost) for e in ended] == [(first.usage, first.cost), (second.usage, second.cost)]
+
+
+async def test_a_subagents_tokens_count_without_a_price_and_its_cost_stays_unknown() -> None:
+    h = Harness()
+    h.model.add(*_delegating_turn())
+    result = await (await h.runtime().new_session()).prompt("delegate")
+    assert result.usage == Usage(input=40, output=20)
+    assert (result.cost, result.session_cost) == (None, None)

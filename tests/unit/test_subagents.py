@@ -76,7 +76,7 @@ async def test_general_purpose_lacks_task_compaction_and_plan_mode_and_explore_c
     assert {"task", "skill", "write_file", "execute"} <= main
     assert general == main - {"task", "compact_conversation", "plan_enter", "plan_exit"}
     assert "skill" in general and "write_file" in general
-    assert explore == {"ls", "read_file", "glob", "grep", "skill", "webfetch", "websearch"} & main
+    assert explore == {"ls", "read_file", "glob", "grep", "lsp", "skill", "webfetch", "websearch"} & main
     assert not explore & CHANGE_TOOLS
     assert h.model.requests[3].system.startswith("You are an explore subagent")
 

@@ -3,6 +3,8 @@
 Tool calls run one after another, except that adjacent ``task`` calls run at the same time;
 results are appended in call order. Cancellation is checked at every model and tool boundary,
 and cancelling the running task stops a model stream or a command (with its process group).
+A tool output's ``usage`` (a subagent's answers) counts in the turn's usage and cost, and in the
+session's cost (kept in memory by the :class:`CostMeter`, since those answers are not stored).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import logging
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from uuid import uuid4
 
 from pydantic import JsonValue
 
@@ -55,6 +58,9 @@ from .tools.base import Tool, ToolContext, ToolOutput
 log = logging.getLogger("circle.loop")
 PARALLEL_TOOLS = frozenset({"task"})
 MAX_STOP_CONTINUATIONS = 3
+LARGE_RESULT_CHARS = 60_000
+LARGE_RESULT_HEAD = 20_000
+LARGE_RESULT_TAIL = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +124,7 @@ class AgentLoop:
         info = settings.model_info or unknown_model(settings.model)
         self._media = MediaFilter(reads_images=info.reads_images, reads_pdfs=info.reads_pdfs)
         self._turn_start = 0
+        self._turn_unstored = Usage()
         budget = RequestBudget.for_model(
             info.context_window,
             max_output=settings.max_output_tokens or info.max_output,
@@ -141,6 +148,7 @@ class AgentLoop:
         """
         self.events.emit(TurnStarted(session_id=conversation.session_id, message=prompt))
         usage = Usage()
+        self._turn_unstored = Usage()
         self._turn_start = len(conversation.messages)
         self.window.start_turn(self._turn_start)
         try:
@@ -250,6 +258,9 @@ class AgentLoop:
         args_event: dict[str, JsonValue] = arguments if arguments is not None else {}
         self.events.emit(ToolExecutionStarted(tool_call_id=call.id, tool_name=call.name, args=args_event))
         output = await self._invoke(call)
+        if output.usage is not None:
+            self._turn_unstored = self._turn_unstored + output.usage
+            self.costs.count_unstored(output.usage)
         self.events.emit(
             ToolExecutionEnded(
                 tool_call_id=call.id, tool_name=call.name, result=output.text, is_error=output.is_error
@@ -292,7 +303,30 @@ class AgentLoop:
             )
             if said:
                 output = replace(output, text=f"{output.text}\n\n[PostToolUse hook] {said}")
-        return replace(output, text=self.context.secrets.mask(output.text))
+        output = replace(output, text=self.context.secrets.mask(output.text))
+        return await self._keep_large(output, call.id)
+
+    async def _keep_large(self, output: ToolOutput, call_id: str) -> ToolOutput:
+        """A result too large for the conversation goes to /large_tool_results/; the model gets its
+        head and tail and the path to read the rest with read_file."""
+        data_dir = self.context.data_dir
+        if data_dir is None or len(output.text) <= LARGE_RESULT_CHARS:
+            return output
+        name = f"{''.join(c if c.isalnum() or c in '-_' else '_' for c in call_id)}-{uuid4().hex[:8]}.txt"
+        try:
+            await self.context.files.write_bytes(
+                f"{data_dir.rstrip('/')}/large_tool_results/{name}", output.text.encode("utf-8")
+            )
+        except OSError:
+            log.warning("could not keep a large tool result in the data folder", exc_info=True)
+            return output
+        head, tail = output.text[:LARGE_RESULT_HEAD], output.text[-LARGE_RESULT_TAIL:]
+        note = (
+            f"\n\n[… {len(output.text) - len(head) - len(tail)} characters left out; the whole result "
+            f"({len(output.text)} characters) is in /large_tool_results/{name}: read it with read_file, "
+            "offset and limit …]\n\n"
+        )
+        return replace(output, text=head + note + tail)
 
     async def _hook_gate(
         self, name: str, arguments: dict[str, JsonValue], call_id: str
@@ -351,8 +385,9 @@ class AgentLoop:
         aborted: bool = False,
         error: CircleError | None = None,
     ) -> TurnResult:
-        cost = self.costs.session_cost(self.window.turn_messages(conversation))
-        session_cost = self.costs.session_cost(self.window.session_messages(conversation))
+        usage = usage + self._turn_unstored
+        cost = self.costs.total_cost(self.window.turn_messages(conversation), self._turn_unstored)
+        session_cost = self.costs.total_cost(self.window.session_messages(conversation), self.costs.unstored)
         self.events.emit(
             TurnEnded(
                 session_id=conversation.session_id,

@@ -36,6 +36,7 @@ from .ports.compaction_store import CompactionStore
 from .ports.file_journal import FileJournal
 from .ports.file_system import FileSystem
 from .ports.image_codec import ImageCodec
+from .ports.language_servers import LanguageServers
 from .ports.model_catalog import ModelCatalog, NoCatalog
 from .ports.model_client import ModelClient
 from .ports.process_runner import ProcessRunner
@@ -113,6 +114,8 @@ class Ports:
     """What webfetch and websearch use; None: they tell the model the session has no web access."""
     asker: Asker | None = None
     """Who answers the question tool and plan_exit; None where nobody can (print, JSON, RPC)."""
+    lsp: LanguageServers | None = None
+    """What the lsp tool asks (servers started on demand); None: it says there are none."""
 
 
 class Runtime:
@@ -209,9 +212,11 @@ class Runtime:
             secrets=self.options.secrets,
             home=self.options.home,
             journal=self._journal(conversation),
+            data_dir=self.options.data_dir,
             jobs=jobs,
             web=self.ports.web,
             asker=self.ports.asker,
+            lsp=self.ports.lsp,
             plan_mode=plan,
             plan_file=self.plan_file(conversation.session_id),
         )
@@ -371,3 +376,5 @@ class Runtime:
             await self.ports.journal.aclose()
         if self.ports.web is not None:
             await self.ports.web.aclose()
+        if self.ports.lsp is not None:
+            await self.ports.lsp.aclose()

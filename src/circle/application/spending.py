@@ -1,4 +1,9 @@
-"""What a session's model answers cost, and the budget check made before each model request."""
+"""What a session's model answers cost, and the budget check made before each model request.
+
+Answers the conversation does not store (a subagent's, reported as a tool output's ``usage``) are
+counted apart: :meth:`CostMeter.count_unstored` keeps their tokens in memory for the session (a
+resumed session starts again from its stored answers), priced at this session's model's prices.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,8 @@ from collections.abc import Iterable
 
 from circle.domain.catalog import ModelInfo, Prices
 from circle.domain.errors import UsageLimitError
-from circle.domain.messages import Message
-from circle.domain.pricing import Budget, BudgetStatus, format_usd, session_cost
+from circle.domain.messages import Message, Usage
+from circle.domain.pricing import Budget, BudgetStatus, cost, format_usd, session_cost
 
 from .events import BudgetWarned
 from .ports.model_catalog import ModelCatalog
@@ -40,6 +45,8 @@ class CostMeter:
         self.budget = Budget(budget_usd) if budget_usd is not None else None
         self._prices: dict[str, Prices | None] = {model: info.prices}
         self._warned = False
+        self.unstored = Usage()
+        """The tokens of this session's answers not stored in its conversation (subagents')."""
 
     def prices_for(self, model: str | None) -> Prices | None:
         """The prices of the answers ``model`` wrote (this session's model's when unpriced)."""
@@ -54,6 +61,19 @@ class CostMeter:
         """What every answer in ``messages`` cost, or None when one's price is unknown."""
         return session_cost(messages, self.prices_for)
 
+    def count_unstored(self, usage: Usage) -> None:
+        """Add the tokens of answers the conversation does not store (a subagent's) to the session's."""
+        self.unstored = self.unstored + usage
+
+    def usage_cost(self, usage: Usage) -> float | None:
+        """What ``usage`` cost at this session's model's prices: 0 for no tokens, None when unpriced."""
+        return 0.0 if usage.total == 0 else cost(usage, self.info.prices)
+
+    def total_cost(self, messages: Iterable[Message], unstored: Usage) -> float | None:
+        """The answers in ``messages`` plus the ``unstored`` tokens, or None when a price is unknown."""
+        stored, apart = self.session_cost(messages), self.usage_cost(unstored)
+        return None if stored is None or apart is None else stored + apart
+
     def check(self, messages: Iterable[Message]) -> BudgetWarned | None:
         """Before a model request: a warning the first time it is due, else None.
 
@@ -63,7 +83,7 @@ class CostMeter:
         if self.budget is None:
             return None
         limit = self.budget.limit_usd
-        spent = self.session_cost(messages) if self.info.prices is not None else None
+        spent = self.total_cost(messages, self.unstored) if self.info.prices is not None else None
         if spent is None:
             return self._warn_once(
                 None,

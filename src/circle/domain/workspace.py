@@ -40,4 +40,34 @@ def is_protected_path(relative: str) -> bool:
     return any(path == folder or path.startswith(f"{folder}/") for folder in _PROTECTED_FOLDERS)
 
 
-__all__ = ["is_inside", "is_protected_path", "join_in_workspace", "relative_display"]
+DATA_ROOTS = ("/conversation_history", "/large_tool_results", "/background_jobs", "/session_plans")
+
+
+def data_path(path: str, *, data_dir: str, project: str) -> str | None:
+    """Where a virtual data path such as ``/large_tool_results/x.txt`` lives in the data folder.
+
+    ``/conversation_history/`` is the project's own folder (``projects/<project>/``); the others
+    are shared. None for any other path.
+    """
+    clean = str(PurePosixPath("/") / PurePosixPath(path))
+    for root in DATA_ROOTS:
+        if clean == root or clean.startswith(f"{root}/"):
+            rest = clean[len(root) :].lstrip("/")
+            if ".." in PurePosixPath(rest).parts:
+                return None
+            base = PurePosixPath(data_dir)
+            if root == "/conversation_history":
+                base = base / "projects" / project
+            folder = base / root.lstrip("/")
+            return str(folder / rest) if rest else str(folder)
+    return None
+
+
+__all__ = [
+    "DATA_ROOTS",
+    "data_path",
+    "is_inside",
+    "is_protected_path",
+    "join_in_workspace",
+    "relative_display",
+]

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from circle.adapters._shared.settings_files import data_dir
+from circle.adapters._shared.settings_files import approve_project_hooks, data_dir, project_hooks_state
 from circle.application.ports.session_store import SessionStore
 from circle.domain.catalog import Prices, refresh_allowed
 from circle.domain.pricing import format_usd, session_cost
@@ -44,6 +44,12 @@ def trust(folder: Annotated[Path, typer.Argument(help="The folder to trust.")] =
         finally:
             await trust_list.aclose()
         typer.echo(f"trusted {resolved}")
+        hooks = resolved / ".circle" / "hooks.json"
+        if project_hooks_state(data_dir(os.environ), hooks) in ("new", "changed"):
+            approve_project_hooks(data_dir(os.environ), hooks)
+            typer.echo(
+                f"approved its hooks as they are now: {hooks} (run `circle trust` again after it changes)"
+            )
         return 0
 
     raise typer.Exit(guard(lambda: _run(go)))

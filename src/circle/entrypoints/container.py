@@ -23,6 +23,7 @@ from circle.application.ports.compaction_store import CompactionStore
 from circle.application.ports.file_journal import FileJournal
 from circle.application.ports.file_system import FileSystem
 from circle.application.ports.image_codec import ImageCodec
+from circle.application.ports.language_servers import LanguageServers
 from circle.application.ports.model_catalog import ModelCatalog
 from circle.application.ports.model_client import ModelClient
 from circle.application.ports.process_runner import ProcessRunner
@@ -55,6 +56,7 @@ ADAPTERS: dict[str, str] = {
     "compactions.sqlite": "circle.adapters.storage.compaction_store:SqliteCompactionStore",
     "snapshots.local": "circle.adapters.local.snapshots:LocalWorkspaceSnapshots",
     "web.httpx": "circle.adapters.web.httpx_web:HttpxWebClient",
+    "lsp.stdio": "circle.adapters.lsp.servers:StdioLanguageServers",
 }
 
 
@@ -139,6 +141,7 @@ class Container(containers.DeclarativeContainer):
     )
     snapshots = providers.Singleton(make, "snapshots.local", config.provided.data_dir)
     web = providers.Singleton(make_web, config)
+    lsp = providers.Singleton(make, "lsp.stdio", config.provided.workspace)
 
 
 def build_runtime(container: Container) -> Runtime:
@@ -156,6 +159,7 @@ def build_runtime(container: Container) -> Runtime:
         clock=cast(Clock, container.clock()),
         lease=cast(SessionLease | None, container.lease()),
         web=cast(WebClient, container.web()),
+        lsp=cast(LanguageServers, container.lsp()),
     )
     if config.options.sandbox is not None:
         ports.hook_processes = cast(ProcessRunner, container.hook_processes())

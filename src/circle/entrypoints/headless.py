@@ -202,6 +202,11 @@ async def run_headless(
         layers = load_rule_layers(config.data_dir, opts.workspace, project_trusted=trusted)
         container.approver.override(ApprovalPolicy(config.approval_mode, layers, person=None))
         config.options.hooks = load_hooks(config.data_dir, opts.workspace, project_trusted=trusted)
+        for path in config.options.hooks.unapproved:
+            err.write(
+                f"circle: {path} is new or changed and was not run; "
+                "review it, then `circle trust` approves it\n"
+            )
         runtime = build_runtime(container)
     except CircleError as exc:
         return report(exc, err, sink)

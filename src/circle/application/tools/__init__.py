@@ -6,6 +6,7 @@ from .base import Tool
 from .compaction import COMPACT
 from .files import DELETE, EDIT_FILE, LS, READ_FILE, WRITE_FILE
 from .jobs import LIST_JOBS, STOP_JOB
+from .lsp import LSP_TOOL
 from .patch import APPLY_PATCH
 from .plan import PLAN_ENTER_TOOL, PLAN_EXIT_TOOL
 from .questions import QUESTION_TOOL
@@ -21,6 +22,7 @@ BUILTIN_TOOLS: tuple[Tool, ...] = (
     READ_FILE,
     GLOB,
     GREP,
+    LSP_TOOL,
     WRITE_FILE,
     EDIT_FILE,
     DELETE,

@@ -17,17 +17,26 @@ from circle.application.ports.approver import ApprovalKind, ApprovalRequest, App
 from circle.application.ports.asker import Asker
 from circle.application.ports.file_system import FileSystem
 from circle.application.ports.image_codec import ImageCodec
+from circle.application.ports.language_servers import LanguageServers
 from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.text_search import TextSearch
 from circle.application.ports.web import WebClient
 from circle.application.prompts import load_prompt
 from circle.application.turn_journal import TurnJournal
 from circle.domain.credentials import command_words, credential_words, is_credential_path
+from circle.domain.display import escape_for_display
 from circle.domain.errors import ApprovalDeniedError, ToolError
 from circle.domain.messages import DocumentPart, ImagePart, Usage
 from circle.domain.model import ToolSpec
 from circle.domain.secrets import Secrets
-from circle.domain.workspace import is_inside, is_protected_path, join_in_workspace, relative_display
+from circle.domain.transcript import project_folder
+from circle.domain.workspace import (
+    data_path,
+    is_inside,
+    is_protected_path,
+    join_in_workspace,
+    relative_display,
+)
 
 
 class ToolArgs(BaseModel):
@@ -79,6 +88,9 @@ class ToolContext:
     home: str = "~"
     hook_allowed: bool = False
     journal: TurnJournal | None = None
+    data_dir: str | None = None
+    """Circle's data folder: /conversation_history/, /large_tool_results/, /background_jobs/ and
+    /session_plans/ resolve there (read only)."""
     """Where the file tools and ``execute`` record what they change (for a rewind); None: nowhere."""
     jobs: JobManager | None = None
     """The session's background jobs (``execute`` with ``background``); None: not available."""
@@ -92,6 +104,8 @@ class ToolContext:
     """Where plan_exit writes the plan (``<data folder>/session_plans/<id>.md``); None: not saved."""
     subagents: SubagentRunner | None = None
     """What ``task`` starts subagents with; None: subagents are not available (or this is one)."""
+    lsp: LanguageServers | None = None
+    """What the lsp tool asks; None: it says the session has no language servers."""
 
     async def approve_write(self, tool: str, resolved: str, summary: str) -> None:
         """Ask before a file change: rules see the workspace-relative path; protected places always ask."""
@@ -114,6 +128,10 @@ class ToolContext:
         """
         if not path or "\x00" in path:
             raise ToolError("a path is required" if not path else "the path contains a NUL byte")
+        if self.data_dir and (virtual := data_path(path, data_dir=self.data_dir, project=self.project)):
+            if use != "read":
+                raise ToolError(f"{path} is in Circle's data folder, which tools only read")
+            return virtual
         written = join_in_workspace(self.workspace, path)
         resolved = await self.files.resolve(written)
         if is_credential_path(written) or is_credential_path(resolved):
@@ -122,7 +140,13 @@ class ToolContext:
             raise ToolError(f"{path} is outside the workspace ({self.workspace})")
         return resolved
 
+    @property
+    def project(self) -> str:
+        return project_folder(self.workspace)
+
     def show(self, resolved: str) -> str:
+        if self.data_dir and is_inside(self.data_dir, resolved) and not is_inside(self.workspace, resolved):
+            return resolved
         return relative_display(self.workspace, resolved)
 
     def where(self, resolved: str) -> str:
@@ -169,7 +193,7 @@ class ToolContext:
             ApprovalRequest(
                 tool_name=tool,
                 kind=kind,
-                summary=self.secrets.mask(summary),
+                summary=escape_for_display(self.secrets.mask(summary)),
                 workspace=self.workspace,
                 subject=self.secrets.mask(subject),
                 outside_workspace=outside_workspace,
