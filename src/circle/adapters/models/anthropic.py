@@ -42,6 +42,7 @@ from circle.domain.settings import Endpoint
 
 from ._anthropic_wire import RequestEncoder, StreamTranslator, Wire, thinking_scope
 from ._error_hints import connection_kind, retry_hints
+from ._sse import SSEDecoder as _SSEDecoder
 
 if TYPE_CHECKING:
     import anthropic
@@ -234,41 +235,6 @@ def _message_events(message: object) -> list[tuple[str, Wire]]:
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     delta = {"type": "message_delta", "delta": {"stop_reason": message.get("stop_reason")}}
     return [*events, ("message_delta", delta), ("message_stop", {"type": "message_stop"})]
-
-
-class _SSEDecoder:
-    """Splits a server-sent-events body into ``(event, data)`` pairs; comments are dropped."""
-
-    def __init__(self) -> None:
-        self._buffer = b""
-        self._event: str | None = None
-        self._data: list[str] = []
-
-    def feed(self, chunk: bytes) -> list[tuple[str | None, str]]:
-        *lines, self._buffer = (self._buffer + chunk).split(b"\n")
-        return self._lines(lines)
-
-    def close(self) -> list[tuple[str | None, str]]:
-        """The events still pending when the body ends (a last event without its blank line)."""
-        lines, self._buffer = [self._buffer, b""], b""
-        return self._lines(lines)
-
-    def _lines(self, lines: list[bytes]) -> list[tuple[str | None, str]]:
-        events: list[tuple[str | None, str]] = []
-        for raw in lines:
-            line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
-            if not line:
-                if self._data:
-                    events.append((self._event, "\n".join(self._data)))
-                self._event, self._data = None, []
-                continue
-            name, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if name == "data":
-                self._data.append(value)
-            elif name == "event":
-                self._event = value.strip()
-        return events
 
 
 def _parse(data: str | bytes) -> object:
