@@ -12,7 +12,8 @@ import time
 from collections.abc import Mapping
 
 from circle.domain.endpoint_hints import parse_retry_after, should_retry_header
-from circle.domain.errors import ConnectionKind
+from circle.domain.errors import ConnectionKind, ModelConnectionError, ModelError
+from circle.domain.settings import Endpoint
 
 
 def retry_hints(headers: Mapping[str, str]) -> tuple[float | None, bool | None]:
@@ -44,3 +45,39 @@ def connection_kind(exc: BaseException) -> ConnectionKind:
 
 
 __all__ = ["connection_kind", "retry_hints"]
+
+
+def transport_error(
+    exc: Exception,
+    endpoint: Endpoint,
+    *,
+    sdk: str,
+    timeouts: tuple[type[BaseException], ...],
+    connections: tuple[type[BaseException], ...],
+) -> ModelError:
+    """The Circle error for a failure below HTTP status level, worded alike for every SDK.
+
+    ``timeouts`` and ``connections`` are the SDK's own classes; httpx2's are added here.
+    """
+    import httpx2
+
+    base_url = endpoint.base_url
+    if isinstance(exc, (*timeouts, httpx2.TimeoutException)):
+        return ModelConnectionError(
+            f"cannot reach {base_url}: no answer within {endpoint.timeout_s:g} s (see CIRCLE_LLM_TIMEOUT)",
+            kind="timeout",
+        )
+    if isinstance(exc, connections):
+        cause = exc.__cause__ or exc
+        detail = one_line(str(cause)) or type(cause).__name__
+        return ModelConnectionError(f"cannot reach {base_url}: {detail}", kind=connection_kind(exc))
+    if isinstance(exc, httpx2.HTTPError | httpx2.StreamError):
+        detail = one_line(str(exc)) or type(exc).__name__
+        return ModelConnectionError(
+            f"the connection to {base_url} broke mid-answer: {detail}", kind=connection_kind(exc)
+        )
+    return ModelError(f"the {sdk} SDK failed: {one_line(str(exc)) or type(exc).__name__}")
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())

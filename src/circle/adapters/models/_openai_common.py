@@ -20,7 +20,6 @@ from urllib.parse import urlsplit
 from circle.domain.errors import (
     ConfigError,
     ContextOverflowError,
-    ModelConnectionError,
     ModelError,
     ModelHTTPError,
     ProviderProtocolError,
@@ -28,7 +27,7 @@ from circle.domain.errors import (
 )
 from circle.domain.settings import Endpoint
 
-from ._error_hints import connection_kind, retry_hints
+from ._error_hints import one_line, retry_hints, transport_error
 from ._sse import SSEDecoder
 
 if TYPE_CHECKING:
@@ -117,27 +116,17 @@ def error_text(error: object) -> str:
 
 def translate_error(exc: Exception, endpoint: Endpoint) -> ModelError:
     """The Circle error for an SDK or transport exception: the one place they are mapped."""
-    import httpx2
     import openai
 
-    base_url = endpoint.base_url
     if isinstance(exc, openai.APIStatusError):
         return _status_error(exc.status_code, exc.body, exc.response.headers)
-    if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
-        return ModelConnectionError(
-            f"cannot reach {base_url}: no answer within {endpoint.timeout_s:g} s (see CIRCLE_LLM_TIMEOUT)",
-            kind="timeout",
-        )
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc
-        detail = _one_line(str(cause)) or type(cause).__name__
-        kind = connection_kind(exc)
-        return ModelConnectionError(f"cannot reach {base_url}: {detail}", kind=kind)
-    if isinstance(exc, httpx2.HTTPError | httpx2.StreamError):
-        detail = _one_line(str(exc)) or type(exc).__name__
-        kind = connection_kind(exc)
-        return ModelConnectionError(f"the connection to {base_url} broke mid-answer: {detail}", kind=kind)
-    return ModelError(f"the OpenAI SDK failed: {_one_line(str(exc)) or type(exc).__name__}")
+    return transport_error(
+        exc,
+        endpoint,
+        sdk="OpenAI",
+        timeouts=(openai.APITimeoutError,),
+        connections=(openai.APIConnectionError,),
+    )
 
 
 def _status_error(status: int, body: object, headers: Mapping[str, str]) -> ModelError:
@@ -211,11 +200,7 @@ def _body_text(body: object) -> str:
         return error_text(body)
     text = re.sub(r"(?is)<(head|script|style)\b.*?</\1\s*>", " ", body)
     text = html.unescape(re.sub(r"<[^>]*>", " ", text))
-    return _one_line(text or body)[:200]
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return one_line(text or body)[:200]
 
 
 __all__ = [

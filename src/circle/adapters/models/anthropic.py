@@ -30,7 +30,6 @@ from urllib.parse import urlsplit
 from circle.domain.errors import (
     ConfigError,
     ContextOverflowError,
-    ModelConnectionError,
     ModelError,
     ModelHTTPError,
     ModelStreamError,
@@ -41,7 +40,7 @@ from circle.domain.model import ModelEvent, ModelRequest, ResponseStarted
 from circle.domain.settings import Endpoint
 
 from ._anthropic_wire import RequestEncoder, StreamTranslator, Wire, thinking_scope
-from ._error_hints import connection_kind, retry_hints
+from ._error_hints import one_line, retry_hints, transport_error
 from ._sse import SSEDecoder as _SSEDecoder
 
 if TYPE_CHECKING:
@@ -257,26 +256,16 @@ async def _drain(response: httpx2.Response) -> None:
 def _translate(exc: Exception, endpoint: Endpoint) -> ModelError:
     """The Circle error for an SDK or transport exception: the one place they are mapped."""
     import anthropic
-    import httpx2
 
-    base_url = endpoint.base_url
     if isinstance(exc, anthropic.APIStatusError):
         return _status_error(exc.status_code, exc.body, exc.response.headers)
-    if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
-        return ModelConnectionError(
-            f"cannot reach {base_url}: no answer within {endpoint.timeout_s:g} s (see CIRCLE_LLM_TIMEOUT)",
-            kind="timeout",
-        )
-    if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__ or exc
-        detail = _one_line(str(cause)) or type(cause).__name__
-        kind = connection_kind(exc)
-        return ModelConnectionError(f"cannot reach {base_url}: {detail}", kind=kind)
-    if isinstance(exc, httpx2.HTTPError | httpx2.StreamError):
-        detail = _one_line(str(exc)) or type(exc).__name__
-        kind = connection_kind(exc)
-        return ModelConnectionError(f"the connection to {base_url} broke mid-answer: {detail}", kind=kind)
-    return ModelError(f"the Anthropic SDK failed: {_one_line(str(exc)) or type(exc).__name__}")
+    return transport_error(
+        exc,
+        endpoint,
+        sdk="Anthropic",
+        timeouts=(anthropic.APITimeoutError,),
+        connections=(anthropic.APIConnectionError,),
+    )
 
 
 def _status_error(status: int, body: object, headers: Mapping[str, str]) -> ModelError:
@@ -308,10 +297,10 @@ def _body_text(body: object) -> str:
         return error_text(body)
     if quoted := _QUOTED_MESSAGE.search(body):  # JSON cut short: its message is still readable
         with contextlib.suppress(ValueError):
-            return _one_line(json.loads(f'"{quoted.group(1)}"'))[:500]
+            return one_line(json.loads(f'"{quoted.group(1)}"'))[:500]
     text = re.sub(r"(?is)<(head|script|style)\b.*?</\1\s*>", " ", body)
     text = html.unescape(re.sub(r"<[^>]*>", " ", text))
-    return _one_line(text or body)[:200]
+    return one_line(text or body)[:200]
 
 
 def error_text(body: object) -> str:
@@ -329,10 +318,6 @@ def error_type(body: object) -> str | None:
     error = body.get("error") if isinstance(body, dict) else None
     kind = error.get("type") if isinstance(error, dict) else None
     return kind if isinstance(kind, str) else None
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 __all__ = ["AnthropicModel", "api_base_url"]
