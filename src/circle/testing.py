@@ -31,7 +31,7 @@ from circle._testing.local import FakeClock, FakeProcessRunner, Hang, InMemoryFi
 from circle._testing.lsp import FakeLanguageServers
 from circle._testing.model import Call, ScriptedModel, answer
 from circle._testing.store import InMemorySessionStore, InMemoryTrustList
-from circle._testing.web import FakeWeb
+from circle._testing.web import FakeNativeSearch, FakeWeb
 from circle._testing.wire_scripts import anthropic_answer, responses_answer
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "FakeClock",
     "FakeImageCodec",
     "FakeLanguageServers",
+    "FakeNativeSearch",
     "FakeProcessRunner",
     "FakeWeb",
     "Faults",

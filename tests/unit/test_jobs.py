@@ -131,8 +131,8 @@ async def test_list_jobs_shows_status_command_and_last_lines() -> None:
     await settle()
     listing = (await call(h, ctx, "list_jobs")).text
     assert listing.startswith("2 background jobs, 1 running:")
-    assert "job-1  running  $ serve" in listing and "  | listening on 8000" in listing
-    assert "job-2  exited with code 2  $ build" in listing and "  | error: no rule" in listing
+    assert "job-1  command  running  $ serve" in listing and "  | listening on 8000" in listing
+    assert "job-2  command  exited with code 2  $ build" in listing and "  | error: no rule" in listing
 
 
 async def test_stop_job_stops_one_job_and_sends_no_notice() -> None:

@@ -12,9 +12,9 @@ from circle.application.ports.process_runner import ProcessResult
 from circle.application.runtime import Runtime
 from circle.application.session import AgentSession
 from circle.application.tools import builtin_tools
-from circle.application.tools.plan import ACCEPT_EDITS, CHOICES, KEEP_PLANNING
+from circle.application.tools.plan import ACCEPT_EDITS, CHOICES, KEEP_PLANNING, plan_mode_in
 from circle.domain.errors import ToolError
-from circle.domain.messages import ToolResultPart
+from circle.domain.messages import Message, TextPart, ToolResultPart
 from circle.testing import Call, answer
 
 from ._harness import WORKSPACE, Harness
@@ -144,3 +144,69 @@ async def test_the_gate_lets_a_hooks_question_through_and_refuses_changes() -> N
 
 def _plan(session: AgentSession) -> PlanMode:
     return session.loop.context.plan_mode
+
+
+def _tool(name: str, text: str, *, is_error: bool = False) -> Message:
+    result = ToolResultPart(
+        tool_call_id=f"c-{name}", tool_name=name, content=(TextPart(text=text),), is_error=is_error
+    )
+    return Message(role="tool", parts=(result,))
+
+
+@pytest.mark.parametrize(
+    ("results", "active"),
+    [
+        ([], False),
+        ([("plan_enter", "Plan mode is on", False)], True),
+        ([("plan_enter", "no", True)], False),
+        (
+            [("plan_enter", "on", False), ("plan_exit", "The person accepted the plan (saved to p).", False)],
+            False,
+        ),
+        (
+            [
+                ("plan_enter", "on", False),
+                ("plan_exit", "The plan was saved to p; nobody can approve", False),
+            ],
+            False,
+        ),
+        (
+            [("plan_enter", "on", False), ("plan_exit", "The person did not accept the plan (saved)", False)],
+            True,
+        ),
+        ([("plan_enter", "on", False), ("plan_exit", "could not save the plan", True)], True),
+        ([("plan_enter", "on", False), ("plan_exit", "accepted", False), ("plan_enter", "on", False)], True),
+    ],
+)
+def test_plan_mode_is_read_back_from_the_plan_tools_results(
+    results: list[tuple[str, str, bool]], active: bool
+) -> None:
+    messages = [Message.user("go"), *(_tool(name, text, is_error=error) for name, text, error in results)]
+    assert plan_mode_in(messages) is active
+
+
+async def test_a_session_left_in_plan_mode_is_in_plan_mode_when_opened_again() -> None:
+    h = Harness()
+    h.model.add(answer("", Call("plan_enter", {})), answer("Planning."))
+    first = await _runtime(h).new_session()
+    await first.prompt("plan it")
+    assert _plan(first).active
+    h.model.add(answer("", _write()), answer("Refused."))
+    again = await _runtime(h).open_session(first.session_id)
+    assert _plan(again).active
+    await again.prompt("write x.txt now")
+    (refused,) = [r for r in _results(h) if r.tool_name == "write_file"]
+    assert refused.is_error and PLAN_MODE_REFUSAL in refused.text
+    assert f"{WORKSPACE}/x.txt" not in h.files.files
+
+
+async def test_a_session_whose_plan_was_accepted_opens_out_of_plan_mode() -> None:
+    h = Harness()
+    h.model.add(
+        answer("", Call("plan_enter", {})), answer("", Call("plan_exit", {"plan": PLAN})), answer("Ok.")
+    )
+    first = await _runtime(h).new_session()
+    await first.prompt("plan it")
+    assert not _plan(first).active
+    again = await _runtime(h).continue_session()
+    assert again.session_id == first.session_id and not _plan(again).active

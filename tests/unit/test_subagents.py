@@ -213,7 +213,7 @@ async def test_an_agent_file_defines_a_subagent_type_with_its_prompt_and_tools()
     assert h.model.requests[2].messages[-1].tool_results[0].text == "looks fine"
 
 
-async def test_an_unknown_type_and_background_are_errors_the_model_reads() -> None:
+async def test_an_unknown_type_and_background_without_jobs_are_errors_the_model_reads() -> None:
     h = Harness()
     background = {"description": "d", "prompt": "p", "background": True}
     h.model.add(answer("", task("p", "nope", call_id="c1"), Call("task", background, id="c2")), answer("ok"))
@@ -221,7 +221,7 @@ async def test_an_unknown_type_and_background_are_errors_the_model_reads() -> No
     await session.prompt("go")
     first, second = [m.tool_results[0] for m in h.model.requests[1].messages if m.role == "tool"]
     assert first.is_error and "no subagent type 'nope': the types are explore, general-purpose" in first.text
-    assert second.is_error and "background subagents come with background jobs" in second.text
+    assert second.is_error and "background jobs are not available in this session" in second.text
 
 
 def test_claude_aliases_mean_the_sessions_model_and_task_is_never_given() -> None:

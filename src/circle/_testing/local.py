@@ -357,7 +357,7 @@ class FakeRunningProcess:
     """A started command of :class:`FakeProcessRunner`: it runs until ``finish`` or ``stop``.
 
     Attributes:
-        command, cwd, output_path, env: What it was started with.
+        command, cwd, output_path, env, output_limit: What it was started with.
         exit_code: Set when it ended (-15 when stopped). stopped: Whether ``stop`` ended it.
     """
 
@@ -370,6 +370,7 @@ class FakeRunningProcess:
         output_path: str,
         env: dict[str, str] | None,
         pid: int,
+        output_limit: int = 0,
     ) -> None:
         self._runner = runner
         self.command = command
@@ -377,9 +378,11 @@ class FakeRunningProcess:
         self.output_path = output_path
         self.env = env
         self.pid = pid
+        self.output_limit = output_limit
         self.exit_code: int | None = None
         self.stopped = False
         self._ended = asyncio.Event()
+        self._written = ""
 
     @property
     def running(self) -> bool:
@@ -387,7 +390,14 @@ class FakeRunningProcess:
 
     def write(self, text: str) -> None:
         """Append ``text`` to the output file, as the command would."""
+        self._written += text
         self._runner.append_output(self.output_path, text)
+
+    def output(self) -> str:
+        return _cap(self._written, self.output_limit)[0] if self.output_limit else ""
+
+    async def exited(self) -> int:
+        return await self.wait()
 
     def finish(self, exit_code: int = 0, output: str = "") -> None:
         """End the command with ``exit_code``, ``output`` written first; nothing if it has ended."""
@@ -444,11 +454,23 @@ class FakeProcessRunner:
         self.outputs: dict[str, str] = {}
 
     async def start(
-        self, command: str, *, cwd: str, output_path: str, env: Mapping[str, str] | None = None
+        self,
+        command: str,
+        *,
+        cwd: str,
+        output_path: str,
+        env: Mapping[str, str] | None = None,
+        output_limit: int = 0,
     ) -> FakeRunningProcess:
         given_env = None if env is None else dict(env)
         process = FakeRunningProcess(
-            self, command, cwd=cwd, output_path=output_path, env=given_env, pid=40_000 + len(self.started)
+            self,
+            command,
+            cwd=cwd,
+            output_path=output_path,
+            env=given_env,
+            pid=40_000 + len(self.started),
+            output_limit=output_limit,
         )
         self.started.append(process)
         self.append_output(output_path, "")

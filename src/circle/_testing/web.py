@@ -1,12 +1,14 @@
-"""A fake WebClient: pages and search results from dicts, every call recorded."""
+"""Fakes of the web ports: a WebClient and a NativeSearch answering from dicts, every call recorded."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from circle.application.ports.native_search import NativeSearchAnswer
 from circle.application.ports.web import FetchedPage, SearchResult
-from circle.domain.errors import ToolError
+from circle.domain.errors import CircleError, ToolError
 from circle.domain.web import check_web_url
 
 
@@ -60,4 +62,38 @@ class FakeWeb:
         self.closed = True
 
 
-__all__ = ["FakeWeb", "FetchCall", "SearchCall"]
+@dataclass
+class FakeNativeSearch:
+    """A model endpoint's own web search, answering from ``answers`` (query -> answer).
+
+    With ``refuses`` the endpoint has no native search: like a real adapter, the first call answers
+    None and later ones answer None at once, unrecorded (it remembers). With ``error`` every call
+    raises it (an endpoint failing). A query it does not know finds nothing. ``searches`` and
+    ``closed`` say what it saw.
+    """
+
+    answers: Mapping[str, NativeSearchAnswer] = field(default_factory=dict)
+    refuses: bool = False
+    error: CircleError | None = None
+    searches: list[SearchCall] = field(default_factory=list)
+    closed: bool = False
+    refused: bool = False
+    """It answered None once and now knows the endpoint has no native search."""
+
+    async def search(self, query: str, *, max_results: int) -> NativeSearchAnswer | None:
+        if self.refused:
+            return None
+        self.searches.append(SearchCall(query, max_results))
+        if self.refuses:
+            self.refused = True
+            return None
+        if self.error is not None:
+            raise self.error
+        found = self.answers.get(query, NativeSearchAnswer(results=()))
+        return dataclasses.replace(found, results=found.results[:max_results])
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+__all__ = ["FakeNativeSearch", "FakeWeb", "FetchCall", "SearchCall"]

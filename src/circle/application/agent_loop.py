@@ -40,6 +40,7 @@ from .conversation import Conversation
 from .events import (
     CompactionReason,
     ErrorReported,
+    Steered,
     ToolExecutionEnded,
     ToolExecutionStarted,
     TurnEnded,
@@ -99,6 +100,16 @@ class Inbox:
 
     steering: deque[str] = field(default_factory=deque)
     follow_ups: deque[str] = field(default_factory=deque)
+    notices: deque[str] = field(default_factory=deque)
+    """Background jobs' notices, read before the next request like steering (without a
+    ``Steered`` event: nobody sent them)."""
+
+    def clear(self) -> tuple[list[str], list[str]]:
+        """Take back the person's waiting messages: (steering, follow-ups)."""
+        steering, follow_ups = list(self.steering), list(self.follow_ups)
+        self.steering.clear()
+        self.follow_ups.clear()
+        return steering, follow_ups
 
 
 class AgentLoop:
@@ -157,8 +168,7 @@ class AgentLoop:
                 self.context.journal.begin(turn_id, label=prompt or "")
             rounds = stops = 0
             while True:
-                while inbox.steering:
-                    await conversation.append(Message.user(inbox.steering.popleft()), self.events)
+                await self._read_inbox(conversation, inbox)
                 if (warning := self.costs.check(self.window.session_messages(conversation))) is not None:
                     self.events.emit(warning)
                 answer = await self._ask_model(conversation)
@@ -170,6 +180,8 @@ class AgentLoop:
                         await conversation.append(result, self.events)
                     return self._end(conversation, answer.text, usage, incomplete=True)
                 if not calls:
+                    if inbox.steering:  # sent while the model answered: it reads them and goes on
+                        continue
                     if await self._stop_hook_goes_on(conversation, answer.text, stops):
                         stops += 1
                         continue
@@ -195,6 +207,14 @@ class AgentLoop:
         except CircleError as exc:
             self.events.emit(ErrorReported(code=exc.code, message=exc.message))
             return self._end(conversation, "", usage, error=exc)
+
+    async def _read_inbox(self, conversation: Conversation, inbox: Inbox) -> None:
+        while inbox.notices:
+            await conversation.append(Message.user(inbox.notices.popleft()), self.events)
+        while inbox.steering:
+            text = inbox.steering.popleft()
+            await conversation.append(Message.user(text), self.events)
+            self.events.emit(Steered(session_id=conversation.session_id, message=text))
 
     async def _ask_model(self, conversation: Conversation) -> Message:
         """One answer; compacted first when the request passes the budget, and once more (then

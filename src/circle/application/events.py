@@ -74,6 +74,14 @@ class TurnEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class Steered:
+    """The model read a steering message the person sent while the turn ran."""
+
+    session_id: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class BudgetWarned:
     """The session's spending nears its budget (``spent`` is 80% or more of ``limit``), or, with
     ``spent`` None, the budget cannot be enforced because the model has no known price."""
@@ -142,6 +150,7 @@ AgentEvent = (
     | ToolExecutionStarted
     | ToolExecutionEnded
     | TurnEnded
+    | Steered
     | BudgetWarned
     | RetryScheduled
     | ErrorReported

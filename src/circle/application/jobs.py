@@ -1,4 +1,5 @@
-"""Background jobs: commands the model started with ``execute`` and ``background: true``.
+"""Background jobs: commands (``execute`` with ``background: true``, or a command the person moved to
+the background while it was waited on) and subagents (``task`` with ``background: true``).
 
 A session has one :class:`JobManager`. Each job runs in a process group of its own (see
 :meth:`ProcessRunner.start`), its output appended to ``<data>/background_jobs/<session>/job-N.log``.
@@ -9,6 +10,15 @@ When a job ends by itself, a notice (its exit code and the last lines of its out
 the listeners are called; the session hands the notices to the model (see ``AgentSession``). A job
 stopped with :meth:`JobManager.stop` or :meth:`JobManager.stop_all` sends no notice: whoever stopped
 it knows. Output shown to the model passes through ``mask`` (saved secrets and passwords hidden).
+
+A foreground command of a session with jobs runs through :meth:`JobManager.run_waited`: started like a
+job (its output to ``job-N.log``, also kept in memory as ``ProcessRunner.run`` keeps it) and waited on
+with the timeout, so that :meth:`JobManager.move_waiting_to_background` (ctrl+b, the RPC ``background``
+command) can make it a job without restarting it. A command that ends while waited on gives its id
+back when no later job took one, and its file is deleted, as if it had run with ``ProcessRunner.run``.
+
+A subagent job (:meth:`JobManager.start_agent`) runs a coroutine; its output file holds a line while
+it works and its report once it ends, and its notice carries the report.
 """
 
 from __future__ import annotations
@@ -18,31 +28,44 @@ import contextlib
 import posixpath
 import re
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from circle.domain.errors import ToolError
+from circle.domain.messages import Usage
 
+from .job_work import AgentReport, AgentWork, JobWork
 from .ports.file_system import FileSystem
-from .ports.process_runner import ProcessRunner, RunningProcess
+from .ports.process_runner import ProcessResult, ProcessRunner, RunningProcess
 
 MAX_JOBS = 16
 NOTICE_LINES = 10
 LINE_WIDTH = 300
+REPORT_LIMIT = 30_000
+DRAIN_GRACE_S = 0.5
 JobStatus = Literal["running", "exited", "stopped"]
+JobKind = Literal["command", "agent"]
 _LOG_NAME = re.compile(r"job-(\d+)\.log")
 
 
 @dataclass
 class Job:
-    """One background job and what became of it."""
+    """One background job and what became of it.
+
+    Attributes:
+        command: The command, or for a subagent ``<type>: <description>``.
+        kind: ``command`` or ``agent`` (a subagent).
+        process: The command's process; None for a subagent.
+    """
 
     id: str
     command: str
     started: float
     output_path: str
-    process: RunningProcess
+    work: JobWork
+    kind: JobKind = "command"
+    process: RunningProcess | None = None
     status: JobStatus = "running"
     exit_code: int | None = None
 
@@ -50,9 +73,33 @@ class Job:
         """``running``, ``stopped`` or how it ended."""
         if self.status != "exited" or self.exit_code is None:
             return self.status
+        if self.kind == "agent":
+            return "finished" if self.exit_code == 0 else "failed"
         if self.exit_code < 0:
             return f"killed by signal {-self.exit_code}"
         return f"exited with code {self.exit_code}"
+
+
+@dataclass(frozen=True, slots=True)
+class MovedToBackground:
+    """A waited-on command the person moved to the background: it goes on as ``job``."""
+
+    job: Job
+    output: str
+    """What it wrote before it was moved (kept to the limit it was run with), unmasked."""
+
+
+@dataclass
+class _Waiting:
+    """A foreground command being waited on (see :meth:`JobManager.run_waited`)."""
+
+    job_id: str
+    command: str
+    started: float
+    path: str
+    process: RunningProcess
+    moved: asyncio.Event = field(default_factory=asyncio.Event)
+    job: Job | None = None
 
 
 class JobManager:
@@ -86,11 +133,18 @@ class JobManager:
         self._next: int | None = None
         self._notices: list[str] = []
         self._listeners: list[Callable[[], None]] = []
+        self._usage_listeners: list[Callable[[Usage], None]] = []
         self._watchers: set[asyncio.Task[None]] = set()
+        self._waiting: list[_Waiting] = []
 
     def on_ended(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` each time a job ends by itself (its notice is then waiting)."""
         self._listeners.append(listener)
+
+    def on_usage(self, listener: Callable[[Usage], None]) -> None:
+        """Call ``listener`` with the tokens of each subagent job that ends (also when stopped), so
+        that they count in the session as a foreground subagent's do."""
+        self._usage_listeners.append(listener)
 
     @property
     def jobs(self) -> list[Job]:
@@ -99,6 +153,11 @@ class JobManager:
     @property
     def running(self) -> list[Job]:
         return [job for job in self._jobs.values() if job.status == "running"]
+
+    @property
+    def waiting(self) -> list[str]:
+        """The foreground commands being waited on now (what ctrl+b would move)."""
+        return [waiting.command for waiting in self._waiting]
 
     @property
     def has_notices(self) -> bool:
@@ -116,29 +175,135 @@ class JobManager:
             raise ToolError(f"no background job {job_id!r} (the jobs: {known})")
         return job
 
-    async def start(self, command: str, *, cwd: str, env: Mapping[str, str] | None = None) -> Job:
-        """Start ``command``; a :class:`ToolError` when :attr:`max_jobs` already run."""
+    def _check_room(self) -> None:
         if len(self.running) >= self.max_jobs:
             raise ToolError(
                 f"{self.max_jobs} background jobs are running, the most at once: "
                 "wait for one to end or stop one with stop_job"
             )
+
+    async def start(self, command: str, *, cwd: str, env: Mapping[str, str] | None = None) -> Job:
+        """Start ``command``; a :class:`ToolError` when :attr:`max_jobs` already run."""
+        self._check_room()
         job_id = await self._new_id()
         path = posixpath.join(self.folder, f"{job_id}.log")
         process = await self._processes.start(command, cwd=cwd, output_path=path, env=env)
-        job = Job(id=job_id, command=command, started=self._now(), output_path=path, process=process)
-        self._jobs[job_id] = job
-        watcher = asyncio.create_task(self._watch(job), name=f"circle-{job_id}")
-        self._watchers.add(watcher)
-        watcher.add_done_callback(self._watchers.discard)
+        job = Job(job_id, command, self._now(), path, work=process, process=process)
+        self._watch_job(job)
         return job
+
+    async def start_agent(self, label: str, run: Callable[[], Awaitable[AgentReport]]) -> Job:
+        """Run ``run()`` (a subagent) as a job labelled ``label``; its report becomes the notice.
+
+        Raises:
+            ToolError: :attr:`max_jobs` already run (``run`` is then never called).
+        """
+        self._check_room()
+        job_id = await self._new_id()
+        path = posixpath.join(self.folder, f"{job_id}.log")
+        with contextlib.suppress(OSError):
+            await self._files.write_bytes(
+                path, f"subagent {label}\n(working; its report comes here)\n".encode()
+            )
+        work = AgentWork(run, name=f"circle-{job_id}")
+        self._watch_job(Job(job_id, label, self._now(), path, work=work, kind="agent"))
+        return self._jobs[job_id]
+
+    async def run_waited(
+        self,
+        command: str,
+        *,
+        cwd: str,
+        timeout_s: float,
+        output_limit: int,
+        env: Mapping[str, str] | None = None,
+    ) -> ProcessResult | MovedToBackground:
+        """Run ``command`` in the foreground as ``ProcessRunner.run`` does (the same timeout, limit and
+        process-group handling, cancellation included), unless the person moves it to the background
+        meanwhile (:meth:`move_waiting_to_background`): then it goes on as a job, returned at once."""
+        job_id = await self._new_id()
+        path = posixpath.join(self.folder, f"{job_id}.log")
+        try:
+            process = await self._processes.start(
+                command, cwd=cwd, output_path=path, env=env, output_limit=output_limit
+            )
+        except BaseException:
+            self._give_back(job_id)
+            raise
+        waiting = _Waiting(job_id, command, self._now(), path, process)
+        self._waiting.append(waiting)
+        try:
+            code = await self._wait_for(waiting, timeout_s)
+        finally:
+            if waiting in self._waiting:
+                self._waiting.remove(waiting)
+        if waiting.job is not None:
+            return MovedToBackground(waiting.job, process.output())
+        output = process.output()
+        with contextlib.suppress(OSError):
+            await self._files.delete(path)
+        self._give_back(job_id)
+        return ProcessResult(exit_code=code, output=output, timed_out=code is None)
+
+    async def _wait_for(self, waiting: _Waiting, timeout_s: float) -> int | None:
+        """The command's exit code, None when it timed out (then stopped) or was moved."""
+        process = waiting.process
+        exited = asyncio.ensure_future(process.exited())
+        moved = asyncio.ensure_future(waiting.moved.wait())
+        try:
+            try:
+                await asyncio.wait([exited, moved], timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if waiting.job is None:
+                    self._waiting.remove(waiting)  # from here on it can no longer be moved
+                code = exited.result() if exited.done() and not exited.cancelled() else None
+                exited.cancel()
+                moved.cancel()
+            if waiting.job is not None:
+                return None
+            if code is None:
+                await process.stop()
+                return None
+            ending = asyncio.ensure_future(process.wait())
+            await asyncio.wait([ending], timeout=DRAIN_GRACE_S)
+            if not ending.done():  # something it started still holds the output: as ``run`` does
+                await process.stop()
+            await ending
+            return code
+        except asyncio.CancelledError:
+            if waiting.job is None:
+                await asyncio.shield(process.stop())
+            raise
+
+    async def move_waiting_to_background(self) -> int:
+        """Make every foreground command being waited on a background job (ctrl+b, the RPC
+        ``background`` command), without restarting it; how many were moved (0: none waited).
+
+        Each waiting ``execute`` call then returns at once, saying the command goes on as its job and
+        giving its output so far; its end sends a notice like any job's. The person's move is not held
+        to :attr:`max_jobs`.
+        """
+        moved, self._waiting = self._waiting, []
+        for waiting in moved:
+            job = Job(
+                waiting.job_id,
+                waiting.command,
+                waiting.started,
+                waiting.path,
+                work=waiting.process,
+                process=waiting.process,
+            )
+            self._watch_job(job)
+            waiting.job = job
+            waiting.moved.set()
+        return len(moved)
 
     async def stop(self, job_id: str) -> Job:
         """Stop one job with its process group (a job that has ended keeps its status)."""
         job = self.get(job_id)
         if job.status == "running":
             job.status = "stopped"
-        await job.process.stop()
+        await job.work.stop()
         return job
 
     async def stop_all(self) -> int:
@@ -146,7 +311,7 @@ class JobManager:
         running = self.running
         for job in running:
             job.status = "stopped"
-        await asyncio.gather(*(job.process.stop() for job in self._jobs.values()))
+        await asyncio.gather(*(job.work.stop() for job in self._jobs.values()))
         for watcher in list(self._watchers):
             watcher.cancel()
         return len(running)
@@ -162,17 +327,42 @@ class JobManager:
         cut = [line if len(line) <= LINE_WIDTH else line[:LINE_WIDTH] + " …" for line in last]
         return self._mask("\n".join(cut))
 
+    def _watch_job(self, job: Job) -> None:
+        self._jobs[job.id] = job
+        watcher = asyncio.create_task(self._watch(job), name=f"circle-watch-{job.id}")
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
+
     async def _watch(self, job: Job) -> None:
-        code = await job.process.wait()
+        code = await job.work.wait()
+        if isinstance(job.work, AgentWork) and job.work.report is not None and job.work.report.usage:
+            for count in list(self._usage_listeners):
+                count(job.work.report.usage)
         if job.status != "running":
             return
         job.status, job.exit_code = "exited", code
+        if isinstance(job.work, AgentWork):
+            notice = await self._agent_notice(job, job.work.report or AgentReport("", failed=True))
+        else:
+            notice = await self._command_notice(job)
+        self._notices.append(notice)
+        for listener in list(self._listeners):
+            listener()
+
+    async def _command_notice(self, job: Job) -> str:
         tail = await self.tail(job, lines=NOTICE_LINES)
         last = f"; last lines of {job.output_path}:\n{tail}" if tail else "; it wrote no output"
         command = job.command if len(job.command) <= 200 else job.command[:200] + " …"
-        self._notices.append(f"[{job.id} ({self._mask(command)}) {job.describe()}{last}]")
-        for listener in list(self._listeners):
-            listener()
+        return f"[{job.id} ({self._mask(command)}) {job.describe()}{last}]"
+
+    async def _agent_notice(self, job: Job, report: AgentReport) -> str:
+        text = report.text.strip() or "(the subagent gave no answer)"
+        with contextlib.suppress(OSError):
+            await self._files.write_bytes(job.output_path, (text + "\n").encode())
+        if len(text) > REPORT_LIMIT:
+            text = f"{text[:REPORT_LIMIT]}\n… {len(text) - REPORT_LIMIT} more characters in the output file"
+        where = job.output_path
+        return f"[{job.id} (subagent {job.command}) {job.describe()}; its report (also in {where}):\n{text}]"
 
     async def _new_id(self) -> str:
         if self._next is None:
@@ -185,5 +375,19 @@ class JobManager:
         self._next += 1
         return job_id
 
+    def _give_back(self, job_id: str) -> None:
+        """Let the next job have ``job_id`` again when no later id was given meanwhile."""
+        if self._next is not None and job_id == f"job-{self._next - 1}":
+            self._next -= 1
 
-__all__ = ["MAX_JOBS", "Job", "JobManager", "JobStatus"]
+
+__all__ = [
+    "MAX_JOBS",
+    "AgentReport",
+    "Job",
+    "JobKind",
+    "JobManager",
+    "JobStatus",
+    "JobWork",
+    "MovedToBackground",
+]

@@ -39,6 +39,7 @@ from .ports.image_codec import ImageCodec
 from .ports.language_servers import LanguageServers
 from .ports.model_catalog import ModelCatalog, NoCatalog
 from .ports.model_client import ModelClient
+from .ports.native_search import NativeSearch
 from .ports.process_runner import ProcessRunner
 from .ports.session_lease import SessionLease
 from .ports.session_store import SessionStore
@@ -51,6 +52,7 @@ from .subagents import start_subagents
 from .tools import builtin_tools
 from .tools.base import Tool, ToolContext
 from .tools.compaction import COMPACT_CONVERSATION
+from .tools.plan import plan_mode_in
 from .turn_journal import TurnJournal
 
 
@@ -112,6 +114,8 @@ class Ports:
     (requests are still pruned) and compact_conversation is not offered."""
     web: WebClient | None = None
     """What webfetch and websearch use; None: they tell the model the session has no web access."""
+    native_search: NativeSearch | None = None
+    """The model endpoint's own web search, which websearch tries first; None: DuckDuckGo only."""
     asker: Asker | None = None
     """Who answers the question tool and plan_exit; None where nobody can (print, JSON, RPC)."""
     lsp: LanguageServers | None = None
@@ -127,6 +131,11 @@ class Runtime:
         self.events = events or EventBus()
         self._heartbeat: asyncio.Task[None] | None = None
         self._sessions: list[AgentSession] = []
+
+    @property
+    def sessions(self) -> list[AgentSession]:
+        """Every session this runtime opened, oldest first."""
+        return list(self._sessions)
 
     def select_tools(self) -> dict[str, Tool]:
         """The built-in tools, narrowed by --tools and --exclude-tools."""
@@ -199,7 +208,10 @@ class Runtime:
 
     async def _session(self, conversation: Conversation) -> AgentSession:
         approver = self.ports.approver
-        plan = PlanMode(policy=approver if isinstance(approver, ApprovalPolicy) else None)
+        plan = PlanMode(
+            active=plan_mode_in(conversation.messages),
+            policy=approver if isinstance(approver, ApprovalPolicy) else None,
+        )
         jobs = self._job_manager(conversation.session_id)
         context = ToolContext(
             workspace=self.options.workspace,
@@ -215,25 +227,37 @@ class Runtime:
             data_dir=self.options.data_dir,
             jobs=jobs,
             web=self.ports.web,
+            native_search=self.ports.native_search,
             asker=self.ports.asker,
             lsp=self.ports.lsp,
             plan_mode=plan,
             plan_file=self.plan_file(conversation.session_id),
         )
         hooks = self._hooks(conversation)
-        system = await self.system_prompt()
+        said: str | None = None
         if hooks is not None:
             source = "resume" if conversation.messages else "startup"
-            if said := await hooks.session_start(source=source):
-                system = f"{system}\n\n# From the session-start hooks\n{said}"
+            said = await hooks.session_start(source=source) or None
+        loop = await self._loop(context, hooks, said)
+        session = AgentSession(loop, conversation, jobs=jobs)
+        if jobs is not None:  # a background subagent's tokens count in the session's cost
+            jobs.on_usage(lambda usage: session.loop.costs.count_unstored(usage))
+        session.start_note = said
+        self._sessions.append(session)
+        return session
+
+    async def _loop(self, context: ToolContext, hooks: HookRunner | None, said: str | None) -> AgentLoop:
+        """The agent loop for ``options.model`` and ``options.thinking``, with ``context``'s tools."""
+        system = await self.system_prompt()
+        if said:
+            system = f"{system}\n\n# From the session-start hooks\n{said}"
         info = self.ports.catalog.lookup(self.options.model)
-        thinking = self.options.thinking if info.reasoning or not info.known else None
         tools = self.select_tools()
         settings = LoopSettings(
             model=self.options.model,
             system=system,
             max_rounds=self.options.max_rounds,
-            thinking=thinking,
+            thinking=self._thinking_for(info),
             model_info=info,
             budget_usd=self.options.budget_usd,
         )
@@ -248,7 +272,7 @@ class Runtime:
             catalog=self.ports.catalog,
             hooks=hooks,
         )
-        loop = AgentLoop(
+        return AgentLoop(
             model=self.session_model(),
             tools=tools,
             context=context,
@@ -258,9 +282,39 @@ class Runtime:
             hooks=hooks,
             compactor=self._compactor(info),
         )
-        session = AgentSession(loop, conversation, jobs=jobs)
-        self._sessions.append(session)
-        return session
+
+    def _thinking_for(self, info: ModelInfo) -> ThinkingLevel | None:
+        """The thinking level sent: the chosen one where the model reasons (or is not in the catalog)."""
+        return self.options.thinking if info.reasoning or not info.known else None
+
+    async def switch_model(self, session: AgentSession, model: str) -> None:
+        """Ask ``model`` from now on, in ``session`` and in the sessions opened later (the same
+        endpoint; the thinking level chosen stays). Raises ConfigError while a turn runs."""
+        model = model.strip()
+        if not model:
+            raise ConfigError("no model named: give a model id")
+        if session.is_busy:
+            raise ConfigError("a turn is running: switch the model when it has ended")
+        previous = self.options.model
+        self.options.model = model
+        old = session.loop
+        try:
+            session.loop = await self._loop(old.context, old.hooks, session.start_note)
+        except BaseException:
+            self.options.model = previous
+            raise
+        session.loop.costs.unstored = old.costs.unstored  # what the session spent so far still counts
+        session.loop.window.retired = old.window.retired
+
+    def switch_thinking(self, session: AgentSession, level: ThinkingLevel | None) -> ThinkingLevel | None:
+        """Use thinking ``level`` from now on (also after a model switch); returns the level sent to
+        the session's model (None where it does not reason). Raises ConfigError while a turn runs."""
+        if session.is_busy:
+            raise ConfigError("a turn is running: change the thinking level when it has ended")
+        self.options.thinking = level
+        info = session.loop.settings.model_info or self.ports.catalog.lookup(self.options.model)
+        session.loop.settings.thinking = self._thinking_for(info)
+        return session.loop.settings.thinking
 
     def _job_manager(self, session_id: str) -> JobManager | None:
         """The session's background jobs, their output under ``<data>/background_jobs/<id>/``;

@@ -4,17 +4,22 @@ Background jobs (see :mod:`circle.application.jobs`) end whenever they end. Thei
 model as user messages, stored in the conversation like any other, so the history stays valid for
 every protocol and a resumed session still shows them:
 
-- while a turn runs, as steering: read before the turn's next model request;
-- when no turn runs, in a turn of their own, started at once (``idle_turn``); after a prompt's own
-  turns and follow-ups, the notices that came meanwhile get a turn too, before ``prompt`` returns.
+- while a turn runs, like steering: read before the turn's next model request;
+- when no turn runs, in a turn of their own (its ``TurnStarted`` has no message), started at once
+  (``idle_turn``); after a prompt's own turns and follow-ups, the notices that came meanwhile get a
+  turn too, before ``prompt`` returns.
 
 At most :data:`MAX_JOB_TURNS` such turns run in a row without a message from the person; notices
-past that wait and go with the person's next message, which starts the count again.
+past that wait and go with the person's next message, which starts the count again. After
+:meth:`AgentSession.abort` (or when the caller sets ``hold_job_turns``) no such turn starts until the
+next prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Callable
 
 from .agent_loop import AgentLoop, Inbox, TurnResult
 from .conversation import Conversation
@@ -37,10 +42,15 @@ class AgentSession:
         """Turns started for job notices since the person's last message."""
         self.idle_turn: asyncio.Task[TurnResult] | None = None
         """The last run of turns started for job notices while nothing else ran."""
+        self.hold_job_turns = False
+        """Job notices wait for the next prompt instead of starting turns (after an abort)."""
+        self.start_note: str | None = None
+        """What the session-start hooks said (kept in the system prompt when the model changes)."""
         self._task: asyncio.Task[TurnResult] | None = None
         self._busy = False
         self._waiting: list[str] = []
         self._steered: list[str] = []
+        self._settled: list[Callable[[], None]] = []
         if jobs is not None:
             jobs.on_ended(self._job_ended)
 
@@ -52,6 +62,20 @@ class AgentSession:
     def is_running(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    @property
+    def is_busy(self) -> bool:
+        """A prompt, its follow-ups or a job notice's turns are under way (maybe between turns)."""
+        return self._busy or self.is_running
+
+    def on_settled(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` each time the work a prompt or a job notice started has ended."""
+        self._settled.append(listener)
+
+    def _settle(self) -> None:
+        self._busy = False
+        for listener in list(self._settled):
+            listener()
+
     async def prompt(self, text: str) -> TurnResult:
         """Run a turn for ``text``, then one turn for each follow-up queued meanwhile.
 
@@ -62,11 +86,12 @@ class AgentSession:
             raise RuntimeError("a turn is already running: steer or follow up instead")
         self._busy = True
         self.job_turns = 0
+        self.hold_job_turns = False
         try:
             self._steer_waiting()
             return await self._go_on(await self._run(text))
         finally:
-            self._busy = False
+            self._settle()
 
     async def _go_on(self, result: TurnResult) -> TurnResult:
         """Follow-ups, then job notices (up to the limit), each in a turn, until none is left."""
@@ -74,23 +99,25 @@ class AgentSession:
             if self.inbox.follow_ups:
                 self.job_turns = 0
                 result = await self._run(self.inbox.follow_ups.popleft())
-            elif self._waiting and self.job_turns < MAX_JOB_TURNS:
+            elif self._waiting and self.job_turns < MAX_JOB_TURNS and not self.hold_job_turns:
                 self.job_turns += 1
-                notices, self._waiting = self._waiting, []
-                result = await self._run("\n".join(notices))
+                result = await self._run(None)
             else:
                 break
         return result
 
-    async def _run(self, text: str) -> TurnResult:
+    async def _run(self, text: str | None) -> TurnResult:
+        """One turn for ``text``, or (None) for the job notices waiting."""
+        if text is None:
+            self._steer_waiting()
         self._task = asyncio.create_task(self.loop.run_turn(self.conversation, text, self.inbox))
         try:
             return await self._task
         finally:
             self._task = None
-            unread = [notice for notice in self._steered if notice in self.inbox.steering]
+            unread = [notice for notice in self._steered if notice in self.inbox.notices]
             for notice in unread:  # came as the turn was ending: they get a turn of their own
-                self.inbox.steering.remove(notice)
+                self.inbox.notices.remove(notice)
             self._waiting[:0] = unread
             self._steered = []
 
@@ -101,23 +128,45 @@ class AgentSession:
             return
         if self.is_running:
             self._steer_waiting()
-        elif not self._busy and self.job_turns < MAX_JOB_TURNS:
+        elif not self._busy and self.job_turns < MAX_JOB_TURNS and not self.hold_job_turns:
             self._busy = True
             self.idle_turn = asyncio.create_task(self._idle())
 
     async def _idle(self) -> TurnResult:
         try:
             self.job_turns += 1
-            notices, self._waiting = self._waiting, []
-            return await self._go_on(await self._run("\n".join(notices)))
+            return await self._go_on(await self._run(None))
         finally:
-            self._busy = False
+            self._settle()
+
+    @property
+    def waiting_notices(self) -> int:
+        """Job notices no turn has read yet."""
+        return len(self._waiting)
 
     def _steer_waiting(self) -> None:
         for notice in self._waiting:
-            self.inbox.steering.append(notice)
+            self.inbox.notices.append(notice)
             self._steered.append(notice)
         self._waiting = []
+
+    async def wait_for_jobs(self, timeout_s: float, *, poll_s: float = 0.05) -> None:
+        """Before leaving: let the running background jobs end and their notices get turns, for up
+        to ``timeout_s`` seconds and :data:`MAX_JOB_TURNS` turns (none after an abort). A turn still
+        running at the deadline is stopped; jobs still running are left to :meth:`stop_jobs`."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while loop.time() < deadline:
+            if self.is_busy:
+                await asyncio.sleep(poll_s)
+                continue
+            jobs_left = self.jobs is not None and bool(self.jobs.running)
+            may_turn = self.job_turns < MAX_JOB_TURNS and not self.hold_job_turns
+            if not may_turn or not (jobs_left or self._waiting):
+                return
+            await asyncio.sleep(poll_s)
+        if self.is_running:
+            await self.abort()
 
     async def stop_jobs(self) -> int:
         """Stop every background job of the session with its process group; how many were running."""
@@ -136,4 +185,19 @@ class AgentSession:
         if self._task is None or self._task.done():
             return False
         self._task.cancel()
+        return True
+
+    async def abort(self) -> bool:
+        """Stop the running turn, drop the person's waiting messages, hold job turns until the next
+        prompt, and return once the turn has stopped. True if a turn ran."""
+        self.hold_job_turns = True
+        self.inbox.clear()
+        task = self._task
+        if task is None or task.done():
+            return False
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(task)
+        while self._task is not None and self._task is task:
+            await asyncio.sleep(0)
         return True

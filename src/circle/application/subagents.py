@@ -9,6 +9,11 @@ A subagent's conversation is ephemeral: it lives in memory and in its :class:`Su
 (``Subagents.runs``), never in the session store. Its tool calls go through the parent's approver
 (so approvals apply exactly as to the main agent), its PreToolUse and PostToolUse hooks, and its
 file changes are journaled under the parent's current turn.
+
+With ``background`` (:meth:`Subagents.start_task`) the subagent runs as a job of the session's
+:class:`~circle.application.jobs.JobManager`: the call returns at once, and the subagent's report
+reaches the model as the job's notice. Its tokens go with its report to the job manager, which hands
+them to the session (``JobManager.on_usage``), as a foreground subagent's go with its tool output.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from .agent_loop import AgentLoop, Inbox, LoopSettings, TurnResult
 from .conversation import Conversation
 from .events import AgentEvent, MessageEnded, MessageStarted
 from .hooks import HookRunner
+from .jobs import AgentReport
 from .ports.approver import ApprovalDecision, ApprovalRequest
 from .ports.event_sink import EventSink
 from .ports.file_system import FileSystem
@@ -207,15 +213,47 @@ class Subagents:
             budget_usd=None,
         )
 
-    async def run_task(
-        self, *, description: str, prompt: str, subagent_type: str, ctx: ToolContext
-    ) -> ToolOutput:
-        """Run a subagent on ``prompt`` until it answers; its answer is the tool's output."""
+    def _spec(self, subagent_type: str) -> SubagentSpec:
         spec = self.types.get(subagent_type) or self.types.get(subagent_type.strip().lower())
         if spec is None:
             raise ToolError(
                 f"no subagent type {subagent_type!r}: the types are {', '.join(sorted(self.types))}"
             )
+        return spec
+
+    async def run_task(
+        self, *, description: str, prompt: str, subagent_type: str, ctx: ToolContext
+    ) -> ToolOutput:
+        """Run a subagent on ``prompt`` until it answers; its answer is the tool's output."""
+        spec = self._spec(subagent_type)
+        return await self._run(spec, description=description, prompt=prompt, ctx=ctx)
+
+    async def start_task(
+        self, *, description: str, prompt: str, subagent_type: str, ctx: ToolContext
+    ) -> ToolOutput:
+        """Start a subagent on ``prompt`` as a background job of ``ctx.jobs`` and say so at once.
+
+        Raises:
+            ToolError: no job manager, an unknown type, or the most jobs already run.
+        """
+        if ctx.jobs is None:
+            raise ToolError("background jobs are not available in this session: run task without background")
+        spec = self._spec(subagent_type)
+        label = description.strip() or (prompt.strip().splitlines() or ["a task"])[0][:60]
+
+        async def work() -> AgentReport:
+            output = await self._run(spec, description=description, prompt=prompt, ctx=ctx)
+            return AgentReport(output.text, failed=output.is_error, usage=output.usage)
+
+        job = await ctx.jobs.start_agent(f"{spec.name}: {label}", work)
+        return ToolOutput(
+            f"Started {job.id}: the {spec.name} subagent works on {label!r} in the background; its report "
+            "will reach you when it ends. list_jobs shows it, stop_job stops it."
+        )
+
+    async def _run(
+        self, spec: SubagentSpec, *, description: str, prompt: str, ctx: ToolContext
+    ) -> ToolOutput:
         run = SubagentRun(
             id=uuid4().hex[:12], description=description, subagent_type=spec.name, prompt=prompt
         )

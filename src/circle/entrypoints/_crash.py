@@ -16,13 +16,13 @@ def guard(run: Callable[[], int]) -> int:
         sys.stderr.write("circle: interrupted\n")
         return 130
     except Exception as exc:
-        path = _write_log()
+        path = write_crash_log()
         where = f" (details in {path})" if path else ""
         sys.stderr.write(f"circle: internal error: {type(exc).__name__}: {exc}{where}\n")
         return 1
 
 
-def _write_log() -> str | None:
+def write_crash_log() -> str | None:
     from circle.adapters._shared.settings_files import data_dir
 
     try:

@@ -13,7 +13,7 @@ from circle import __version__
 from circle.domain.sandbox import SANDBOX_MODES
 
 from ._crash import guard
-from .headless import EXIT_USAGE, RunOptions, read_stdin_message, run_headless
+from .headless import RunOptions, read_stdin_message, run_headless
 
 root = typer.Typer(
     add_completion=False,
@@ -61,7 +61,14 @@ def run(
     print_mode: Annotated[
         bool, typer.Option("-p", "--print", help="Run one prompt and print the answer.")
     ] = False,
-    mode: Annotated[str | None, typer.Option("--mode", help="json: one JSON event a line.")] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option("--mode", help="json: one JSON event a line; rpc: JSON commands on stdin (see README)."),
+    ] = None,
+    line: Annotated[
+        bool, typer.Option("--line", help="Line mode: one prompt a line on stdin, each answer printed.")
+    ] = False,
+    resume: Annotated[bool, typer.Option("-r", "--resume", help="Pick a session to continue.")] = False,
     model: Annotated[str | None, typer.Option("--model", help="The model id.")] = None,
     thinking: Annotated[str | None, typer.Option("--thinking", help="Thinking level.")] = None,
     no_session: Annotated[bool, typer.Option("--no-session", help="Keep nothing.")] = False,
@@ -124,8 +131,8 @@ def run(
     if version:
         typer.echo(f"circle {__version__}")
         return
-    if mode not in (None, "json"):
-        raise typer.BadParameter(f"unknown mode {mode!r} (this version has: json)", param_hint="--mode")
+    if mode not in (None, "json", "rpc"):
+        raise typer.BadParameter(f"unknown mode {mode!r}: use json or rpc", param_hint="--mode")
     if session and (continue_last or session_id):
         raise typer.BadParameter("--session goes alone: not with --continue or --session-id")
     if fork is not None and (session or continue_last or not fork.partition(":")[0]):
@@ -143,16 +150,27 @@ def run(
         except ConfigError as exc:
             raise typer.BadParameter(exc.message, param_hint="--export") from None
     folder, files, message = _split(args or [])
-    if not print_mode and mode is None:
-        sys.stderr.write('circle: the full-screen interface is not in this version yet: use -p "message"\n')
-        raise typer.Exit(EXIT_USAGE)
-    message = _attach(folder, files, message or read_stdin_message())
-    if not message.strip():
-        raise typer.BadParameter("no message: give one after the options, or pipe it on stdin")
+    if mode == "rpc" and (files or message.strip() or resume or line or print_mode):
+        raise typer.BadParameter(
+            "RPC mode takes no message, @file, -p, -r or --line: send prompts as commands on stdin",
+            param_hint="--mode rpc",
+        )
+    if resume and (print_mode or mode is not None or line):
+        raise typer.BadParameter("-r picks a session in the full-screen interface: use --session ID here")
+    headless = print_mode or mode == "json"
+    line = line or (not headless and mode is None and not sys.stdin.isatty())
+    if line and (print_mode or mode is not None):
+        raise typer.BadParameter("--line goes without -p and --mode")
+    if headless:
+        message = _attach(folder, files, message or read_stdin_message())
+        if not message.strip():
+            raise typer.BadParameter("no message: give one after the options, or pipe it on stdin")
+    else:
+        message = _attach(folder, files, message) if message.strip() or files else ""
     opts = RunOptions(
         workspace=folder,
         message=message,
-        mode="json" if mode == "json" else "print",
+        mode=mode or ("line" if line else "print" if print_mode else "tui"),
         model=model,
         no_session=no_session,
         continue_last=continue_last,
@@ -172,6 +190,22 @@ def run(
         export=export,
         fork=fork,
         name=name,
+        resume=resume,
     )
-    code = guard(lambda: asyncio.run(run_headless(opts, out=sys.stdout, err=sys.stderr)))
-    raise typer.Exit(code)
+    raise typer.Exit(_run_mode(opts))
+
+
+def _run_mode(opts: RunOptions) -> int:
+    if opts.mode == "rpc":
+        from .rpc import run_rpc
+
+        return guard(lambda: asyncio.run(run_rpc(opts, out=sys.stdout, err=sys.stderr)))
+    if opts.mode == "line":
+        from .line import run_line
+
+        return guard(lambda: asyncio.run(run_line(opts, stdin=sys.stdin, out=sys.stdout, err=sys.stderr)))
+    if opts.mode == "tui":
+        from .tui import run_tui
+
+        return guard(lambda: run_tui(opts))
+    return guard(lambda: asyncio.run(run_headless(opts, out=sys.stdout, err=sys.stderr)))

@@ -26,6 +26,7 @@ from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.language_servers import LanguageServers
 from circle.application.ports.model_catalog import ModelCatalog
 from circle.application.ports.model_client import ModelClient
+from circle.application.ports.native_search import NativeSearch
 from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.session_lease import SessionLease
 from circle.application.ports.session_store import SessionStore, TrustList
@@ -46,6 +47,8 @@ ADAPTERS: dict[str, str] = {
     "model.openai-chat": "circle.adapters.models.openai_chat:OpenAIChatModel",
     "model.openai-responses": "circle.adapters.models.openai_responses:OpenAIResponsesModel",
     "model.anthropic": "circle.adapters.models.anthropic:AnthropicModel",
+    "websearch.openai-responses": "circle.adapters.models.openai_responses_search:for_model",
+    "websearch.anthropic": "circle.adapters.models.anthropic_search:for_model",
     "files.local": "circle.adapters.local.files:LocalFileSystem",
     "search.ripgrep": "circle.adapters.local.search:RipgrepSearch",
     "processes.local": "circle.adapters.local.processes:LocalProcessRunner",
@@ -106,6 +109,12 @@ def make_web(config: Config) -> object:
     return make("web.httpx", proxy=config.net.proxy, ca_file=config.net.ca_file)
 
 
+def make_native_search(config: Config, model: object) -> object:
+    """The protocol's own web search over the session's model client; None where it has none."""
+    name = f"websearch.{config.endpoint.protocol}"
+    return make(name, model, model=config.options.model) if name in ADAPTERS else None
+
+
 def make_catalog(config: Config) -> object:
     """The models.dev catalog with settings.json's ``models``; it refreshes unless the env says not."""
     return make(
@@ -141,6 +150,7 @@ class Container(containers.DeclarativeContainer):
     )
     snapshots = providers.Singleton(make, "snapshots.local", config.provided.data_dir)
     web = providers.Singleton(make_web, config)
+    native_search = providers.Singleton(make_native_search, config, model)
     lsp = providers.Singleton(make, "lsp.stdio", config.provided.workspace)
 
 
@@ -159,6 +169,7 @@ def build_runtime(container: Container) -> Runtime:
         clock=cast(Clock, container.clock()),
         lease=cast(SessionLease | None, container.lease()),
         web=cast(WebClient, container.web()),
+        native_search=cast(NativeSearch | None, container.native_search()),
         lsp=cast(LanguageServers, container.lsp()),
     )
     if config.options.sandbox is not None:

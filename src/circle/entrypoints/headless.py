@@ -6,9 +6,10 @@ import asyncio
 import os
 import signal
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from circle.adapters._shared.settings_files import (
     data_dir,
@@ -18,10 +19,10 @@ from circle.adapters._shared.settings_files import (
     load_secrets,
     load_settings,
 )
-from circle.application.agent_loop import TurnResult
 from circle.application.approvals import ApprovalMode, ApprovalPolicy, parse_mode
 from circle.application.context.system_prompt import PromptOptions
-from circle.application.events import AgentEvent, BudgetWarned, RetryScheduled
+from circle.application.events import AgentEvent, BudgetWarned, RetryScheduled, TurnEnded
+from circle.application.ports.approver import Approver
 from circle.application.runtime import Runtime, RuntimeOptions
 from circle.application.session import AgentSession
 from circle.domain.budget import CompactionSettings
@@ -36,6 +37,10 @@ from .discovery import settle_protocol
 from .event_codec import dumps, event_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+DEFAULT_JOB_WAIT_S = 1800.0
+T = TypeVar("T")
+TrustQuestion = Callable[[Path], Awaitable[bool]]
+"""Asks the person whether to trust a folder (line mode); True when they do."""
 
 
 @dataclass
@@ -65,6 +70,8 @@ class RunOptions:
     fork: str | None = None
     """``ID`` or ``ID:CHECKPOINT``: start from a copy of that session up to there."""
     name: str | None = None
+    resume: bool = False
+    """``-r``: pick the session to continue (the full-screen interface)."""
 
 
 class JsonLines:
@@ -79,13 +86,17 @@ class JsonLines:
 
 
 class Notices:
-    """Print mode: the events a person should see besides the answer, one line each on stderr."""
+    """Print mode: the events a person should see besides the answer, one line each on stderr;
+    with ``answers_to`` set, each later turn's answer too (the turns job notices start)."""
 
     def __init__(self, err: TextIO) -> None:
         self.err = err
+        self.answers_to: TextIO | None = None
 
     def emit(self, event: AgentEvent) -> None:
-        if isinstance(event, BudgetWarned):
+        if isinstance(event, TurnEnded) and self.answers_to is not None and event.answer:
+            _print_answer(self.answers_to, event.answer)
+        elif isinstance(event, BudgetWarned):
             self.err.write(f"circle: warning: {event.message}\n")
             self.err.flush()
         elif isinstance(event, RetryScheduled):
@@ -157,10 +168,16 @@ def _thinking(text: str | None) -> ThinkingLevel | None:
         raise ConfigError(str(exc)) from None
 
 
-async def _is_trusted(container: Container, folder: Path) -> bool:
+async def _is_trusted(container: Container, folder: Path, *, ask: TrustQuestion | None = None) -> bool:
+    """Whether ``folder`` is trusted; when it is not and ``ask`` says yes, it is from now on."""
     trusted = trust_list(container)
     try:
-        return await trusted.is_trusted(str(folder))
+        if await trusted.is_trusted(str(folder)):
+            return True
+        if ask is not None and await ask(folder):
+            await trusted.trust(str(folder))
+            return True
+        return False
     finally:
         await trusted.aclose()
 
@@ -183,37 +200,80 @@ async def _pick_session(runtime: Runtime, opts: RunOptions) -> AgentSession:
     return await runtime.new_session(session_id=opts.session_id, title=opts.message[:80] or None)
 
 
+async def prepare(
+    opts: RunOptions,
+    err: TextIO,
+    container: Container | None = None,
+    *,
+    ask_trust: TrustQuestion | None = None,
+    person: Approver | None = None,
+) -> tuple[Runtime, Config]:
+    """The configured runtime for ``opts``: endpoint, trust (refused, or asked with ``ask_trust``),
+    approval rules (``person`` answers what asks; None: it is not run), and hooks.
+
+    Raises CircleError with the one line to show.
+    """
+    container = container or Container(config=await make_config(opts, dict(os.environ)))
+    config: Config = container.config()
+    if (problem := sandbox_problem(config)) is not None:
+        raise ConfigError(problem)
+    trusted = await _is_trusted(container, opts.workspace, ask=None if opts.yolo else ask_trust)
+    if not opts.yolo and not trusted:
+        raise UntrustedFolderError(
+            f"{opts.workspace} is not trusted: run `circle trust {opts.workspace}` first, or pass --yolo"
+        )
+    layers = load_rule_layers(config.data_dir, opts.workspace, project_trusted=trusted)
+    container.approver.override(ApprovalPolicy(config.approval_mode, layers, person=person))
+    config.options.hooks = load_hooks(config.data_dir, opts.workspace, project_trusted=trusted)
+    for path in config.options.hooks.unapproved:
+        err.write(
+            f"circle: {path} is new or changed and was not run; review it, then `circle trust` approves it\n"
+        )
+    return build_runtime(container), config
+
+
+def job_wait_s(env: Mapping[str, str]) -> float:
+    """``CIRCLE_JOB_WAIT``: how long to wait for the model's background jobs before leaving."""
+    text = env.get("CIRCLE_JOB_WAIT", "").strip()
+    if not text:
+        return DEFAULT_JOB_WAIT_S
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"CIRCLE_JOB_WAIT must be a number of seconds, not {text!r}") from None
+    if value < 0 or value != value:
+        raise ConfigError(f"CIRCLE_JOB_WAIT must be zero or more seconds, not {text!r}")
+    return value
+
+
 async def run_headless(
     opts: RunOptions, *, out: TextIO, err: TextIO, container: Container | None = None
 ) -> int:
-    """Run one prompt in print or JSON mode and return the exit code."""
+    """Run one prompt in print or JSON mode and return the exit code.
+
+    Background jobs the model started are waited for afterwards (up to ``CIRCLE_JOB_WAIT`` seconds
+    and ten turns for their notices), each of those turns' answers printed as it ends.
+    """
     json_mode = opts.mode == "json"
     sink = JsonLines(out) if json_mode else None
     try:
-        container = container or Container(config=await make_config(opts, dict(os.environ)))
-        config: Config = container.config()
-        if (problem := sandbox_problem(config)) is not None:
-            raise ConfigError(problem)
-        trusted = await _is_trusted(container, opts.workspace)
-        if not opts.yolo and not trusted:
-            raise UntrustedFolderError(
-                f"{opts.workspace} is not trusted: run `circle trust {opts.workspace}` first, or pass --yolo"
-            )
-        layers = load_rule_layers(config.data_dir, opts.workspace, project_trusted=trusted)
-        container.approver.override(ApprovalPolicy(config.approval_mode, layers, person=None))
-        config.options.hooks = load_hooks(config.data_dir, opts.workspace, project_trusted=trusted)
-        for path in config.options.hooks.unapproved:
-            err.write(
-                f"circle: {path} is new or changed and was not run; "
-                "review it, then `circle trust` approves it\n"
-            )
-        runtime = build_runtime(container)
+        wait_s = job_wait_s(os.environ)
+        runtime, _ = await prepare(opts, err, container)
     except CircleError as exc:
         return report(exc, err, sink)
-    runtime.events.subscribe(sink if sink is not None else Notices(err))
+    notices = Notices(err)
+    runtime.events.subscribe(sink if sink is not None else notices)
     try:
         session = await open_session(runtime, opts)
-        result = await _run_interruptible(session, opts.message)
+        result = await _run_interruptible(session, session.prompt(opts.message))
+        if not json_mode and not result.aborted and result.error is None:
+            _print_answer(out, result.answer)
+            notices.answers_to = out
+        if not result.aborted and session.jobs is not None and session.jobs.running:
+            await _run_interruptible(session, session.wait_for_jobs(wait_s))
+            if session.hold_job_turns:  # ctrl+c while waiting
+                result = replace(result, aborted=True)
+        session.hold_job_turns = True  # leaving: a job ending now gets no turn
         if opts.export is not None:
             from ._transfer import export_file
 
@@ -229,12 +289,14 @@ async def run_headless(
         if not json_mode:
             err.write(f"circle: {result.error.message}\n")
         return EXIT_FAILED
-    if not json_mode:
-        out.write(result.answer + ("" if result.answer.endswith("\n") else "\n"))
-        out.flush()
     if result.incomplete:
         err.write("circle: the answer is incomplete (it stopped before a proper finish)\n")
     return EXIT_OK
+
+
+def _print_answer(out: TextIO, answer: str) -> None:
+    out.write(answer + ("" if answer.endswith("\n") else "\n"))
+    out.flush()
 
 
 async def _leave(runtime: Runtime, err: TextIO) -> None:
@@ -245,12 +307,19 @@ async def _leave(runtime: Runtime, err: TextIO) -> None:
     await runtime.aclose()
 
 
-async def _run_interruptible(session: AgentSession, message: str) -> TurnResult:
+async def _run_interruptible(session: AgentSession, work: Awaitable[T]) -> T:
+    """Await ``work`` with ctrl+c and SIGTERM stopping the session's running turn (and holding the
+    turns of job notices: nothing more runs)."""
     loop = asyncio.get_running_loop()
+
+    def interrupt() -> None:
+        session.hold_job_turns = True
+        session.cancel()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, session.cancel)
+        loop.add_signal_handler(sig, interrupt)
     try:
-        return await session.prompt(message)
+        return await work
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)

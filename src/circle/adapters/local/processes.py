@@ -20,7 +20,9 @@ while it runs, then closed (a command that does not read it is fine); without it
 ``start`` leaves a command running (a background job) in the same kind of group: its output goes
 through a pipe that Circle appends to the output file as it comes, so the job counts as running until
 the command has exited and nothing it started holds the output any more. ``stop`` signals the group
-even after the command itself has exited, so what it left behind goes too.
+even after the command itself has exited, so what it left behind goes too. With ``output_limit`` the
+output is also kept in memory as ``run`` keeps it (``output()``), and ``exited()`` tells when the
+command itself ended: enough for a caller to wait on a started command as ``run`` does.
 
 With a ``sandbox`` policy (see :mod:`circle.domain.sandbox`) every command runs as
 ``bwrap … -- bash -c COMMAND``: bwrap leads the process group, so timeouts and cancellation still
@@ -104,7 +106,13 @@ class LocalProcessRunner:
                 transport.close()
 
     async def start(
-        self, command: str, *, cwd: str, output_path: str, env: Mapping[str, str] | None = None
+        self,
+        command: str,
+        *,
+        cwd: str,
+        output_path: str,
+        env: Mapping[str, str] | None = None,
+        output_limit: int = 0,
     ) -> LocalRunningProcess:
         shell = self._shell or ("/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh")
         argv = self._argv([shell, "-c", command], cwd=cwd, env=env)
@@ -132,7 +140,13 @@ class LocalProcessRunner:
                 transport.close()
             sink.close()
             raise
-        return LocalRunningProcess(proc, out, sink=sink, transport=transports[0])
+        return LocalRunningProcess(
+            proc,
+            out,
+            sink=sink,
+            transport=transports[0],
+            kept=_Output(output_limit) if output_limit else None,
+        )
 
     def _argv(self, command: list[str], *, cwd: str, env: Mapping[str, str] | None) -> list[str]:
         """``command``, or the bwrap command line running it sandboxed."""
@@ -159,15 +173,23 @@ class LocalRunningProcess:
         *,
         sink: BinaryIO,
         transport: asyncio.BaseTransport,
+        kept: _Output | None = None,
     ) -> None:
         self._proc = proc
         self._sink = sink
         self._transport = transport
-        self._copying = asyncio.create_task(_copy(out, sink))
+        self._kept = kept
+        self._copying = asyncio.create_task(_copy(out, sink, kept))
 
     @property
     def pid(self) -> int:
         return self._proc.pid
+
+    async def exited(self) -> int:
+        return await asyncio.shield(self._proc.wait())
+
+    def output(self) -> str:
+        return self._kept.text() if self._kept is not None else ""
 
     async def wait(self) -> int:
         code = await asyncio.shield(self._proc.wait())
@@ -196,10 +218,14 @@ class LocalRunningProcess:
         self._sink.close()
 
 
-async def _copy(reader: asyncio.StreamReader, sink: BinaryIO) -> None:
+async def _copy(reader: asyncio.StreamReader, sink: BinaryIO, kept: _Output | None) -> None:
     while chunk := await reader.read(_CHUNK):
+        if kept is not None:
+            kept.feed(chunk)
         with contextlib.suppress(OSError):  # a full disk: keep draining so the job never blocks
             sink.write(chunk)
+    if kept is not None:
+        kept.feed(b"", final=True)
 
 
 async def _open_pipe(transports: list[asyncio.BaseTransport], write_fds: list[int]) -> asyncio.StreamReader:

@@ -23,7 +23,7 @@ import contextlib
 import html
 import json
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
 from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
 
@@ -116,17 +116,33 @@ class AnthropicModel:
             ConfigError: no API key for api.anthropic.com, or no model named.
             ModelError: the endpoint refused, failed or could not be reached (a subclass says which).
         """
-        import anthropic
-        import httpx2
-
         client = self._sdk()
         model = request.model or self._endpoint.model
         if not model:
             raise ConfigError("no model: set CIRCLE_MODEL or pass --model")
         scope = self.scope(model)
-        translator = StreamTranslator(scope=scope)
+        sent = self._send(client, request, model=model, scope=scope)
+        async with contextlib.aclosing(self._answer(sent, StreamTranslator(scope=scope))) as events:
+            async for event in events:
+                yield event
+
+    async def send(self, body: bytes, translator: StreamTranslator) -> AsyncGenerator[ModelEvent]:
+        """Post a request body written elsewhere (a side request, such as a native web search) and
+        yield what ``translator`` makes of the answer; errors are raised as :meth:`stream` raises them.
+        """
+        async with contextlib.aclosing(self._answer(_post(self._sdk(), body), translator)) as events:
+            async for event in events:
+                yield event
+
+    async def _answer(
+        self, sent: Awaitable[httpx2.Response], translator: StreamTranslator
+    ) -> AsyncGenerator[ModelEvent]:
+        """The events of the answer to a request being sent, SDK and transport errors translated."""
+        import anthropic
+        import httpx2
+
         try:
-            response = await self._send(client, request, model=model, scope=scope)
+            response = await sent
             try:
                 yield ResponseStarted()
                 async with contextlib.aclosing(_events(response, translator)) as events:

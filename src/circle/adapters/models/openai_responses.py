@@ -55,15 +55,23 @@ class OpenAIResponsesModel:
             ConfigError: no API key for api.openai.com, or no model named.
             ModelError: the endpoint refused, failed or could not be reached (a subclass says which).
         """
-        import httpx2
-        import openai
-
-        client = self._sdk()
+        self._sdk()
         model = request.model or self._endpoint.model
         if not model:
             raise ConfigError("no model: set CIRCLE_MODEL or pass --model")
         body = self._encoder.encode(request, model=model)
-        translator = EventTranslator()
+        async with contextlib.aclosing(self.send(body, EventTranslator())) as events:
+            async for event in events:
+                yield event
+
+    async def send(self, body: bytes, translator: EventTranslator) -> AsyncGenerator[ModelEvent]:
+        """Post a request body written elsewhere (a side request, such as a native web search) and
+        yield what ``translator`` makes of the answer; errors are raised as :meth:`stream` raises them.
+        """
+        import httpx2
+        import openai
+
+        client = self._sdk()
         try:
             response = await post_streamed(client, "/responses", body)
             try:

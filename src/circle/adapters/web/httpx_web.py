@@ -7,8 +7,8 @@ settings.json are the client's proxy and the certificate authorities it trusts (
 reads the usual ``HTTPS_PROXY`` and ``SSL_CERT_FILE`` variables). Every failure becomes a
 :class:`ToolError` with one line for the model; no httpx exception leaves this module.
 
-Search reads DuckDuckGo's HTML endpoint (no key needed). A protocol's native web search (the
-providers' server-side tools) is not used for now.
+Search reads DuckDuckGo's HTML endpoint (no key needed). The websearch tool comes here when the
+model endpoint has no web search of its own (see :mod:`circle.application.ports.native_search`).
 """
 
 from __future__ import annotations

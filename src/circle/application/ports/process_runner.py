@@ -25,6 +25,17 @@ class RunningProcess(Protocol):
         """The command's process id, which is also its process group's."""
         ...
 
+    async def exited(self) -> int:
+        """Its exit code as soon as the command itself has exited, even while something it started
+        still holds its output (:meth:`wait` waits for that too)."""
+        ...
+
+    def output(self) -> str:
+        """What it wrote so far, kept as :meth:`ProcessRunner.run` keeps it: up to the ``output_limit``
+        given to :meth:`ProcessRunner.start`, the head and the tail around a ``… N characters cut …``
+        line; empty when ``start`` was given no limit (the output file has it all)."""
+        ...
+
     async def wait(self) -> int:
         """Its exit code, once it has exited and nothing it started still writes its output.
 
@@ -60,11 +71,19 @@ class ProcessRunner(Protocol):
     ) -> ProcessResult: ...
 
     async def start(
-        self, command: str, *, cwd: str, output_path: str, env: Mapping[str, str] | None = None
+        self,
+        command: str,
+        *,
+        cwd: str,
+        output_path: str,
+        env: Mapping[str, str] | None = None,
+        output_limit: int = 0,
     ) -> RunningProcess:
         """Start ``command`` in a process group of its own and return at once.
 
         Its stdout and stderr are appended to ``output_path`` (its folder made) as they come; its
         input is empty. It runs until it ends or :meth:`RunningProcess.stop`; nothing times it out.
+        With ``output_limit`` the output is also kept in memory as ``run`` keeps it
+        (:meth:`RunningProcess.output`), so a caller may wait on it as on ``run`` and still let it go on.
         """
         ...

@@ -18,6 +18,7 @@ from circle.application.ports.asker import Asker
 from circle.application.ports.file_system import FileSystem
 from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.language_servers import LanguageServers
+from circle.application.ports.native_search import NativeSearch
 from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.text_search import TextSearch
 from circle.application.ports.web import WebClient
@@ -64,6 +65,12 @@ class SubagentRunner(Protocol):
         self, *, description: str, prompt: str, subagent_type: str, ctx: ToolContext
     ) -> ToolOutput: ...
 
+    async def start_task(
+        self, *, description: str, prompt: str, subagent_type: str, ctx: ToolContext
+    ) -> ToolOutput:
+        """Start the subagent as a background job of ``ctx.jobs``; say which, at once."""
+        ...
+
 
 CREDENTIAL_REFUSAL = "is a credential file: Circle does not read or change credential files"
 MAX_COMMAND_WORDS_RESOLVED = 200
@@ -96,6 +103,8 @@ class ToolContext:
     """The session's background jobs (``execute`` with ``background``); None: not available."""
     web: WebClient | None = None
     """What webfetch and websearch read the web through; None: they say the session has no web access."""
+    native_search: NativeSearch | None = None
+    """The model endpoint's own web search, which websearch tries first; None: DuckDuckGo only."""
     asker: Asker | None = None
     """Who answers the question tool and plan_exit; None where nobody can (print, JSON, RPC)."""
     plan_mode: PlanMode = field(default_factory=PlanMode)

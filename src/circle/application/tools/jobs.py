@@ -1,7 +1,8 @@
-"""list_jobs and stop_job: the background jobs ``execute`` started with ``background: true``.
+"""list_jobs and stop_job: the background jobs, commands (``execute`` with ``background: true``, or moved
+there by the person) and subagents (``task`` with ``background: true``).
 
 Neither asks for approval: listing reads only Circle's own output files, and a job the model may
-stop is one it started itself (and was approved to start).
+stop is one it started itself (and was approved to start) or one the person moved there.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ class ListJobsArgs(ToolArgs):
 
 
 class StopJobArgs(ToolArgs):
-    job_id: str = Field(description="The job's id, as execute returned it (job-1, ...).")
+    job_id: str = Field(description="The job's id, as execute or task returned it (job-1, ...).")
 
 
 def _jobs(ctx: ToolContext) -> JobManager:
@@ -44,7 +45,8 @@ async def _describe(jobs: JobManager, job: Job) -> str:
     tail = await jobs.tail(job, lines=LIST_TAIL_LINES)
     shown = "\n".join(f"  | {line}" for line in tail.split("\n")) if tail else "  (no output yet)"
     command = job.command if len(job.command) <= 200 else job.command[:200] + " …"
-    return f"{job.id}  {job.describe()}  $ {command}\n  output: {job.output_path}\n{shown}"
+    what = f"$ {command}" if job.kind == "command" else f"subagent {command}"
+    return f"{job.id}  {job.kind}  {job.describe()}  {what}\n  output: {job.output_path}\n{shown}"
 
 
 async def _stop_job(args: StopJobArgs, ctx: ToolContext) -> ToolOutput:

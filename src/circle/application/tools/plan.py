@@ -13,15 +13,22 @@ read-only commands still run). plan_exit writes the plan as Markdown to
 Where nobody can answer (print, JSON and RPC modes), plan_exit still saves the plan and leaves
 plan mode, but the approval mode is left as the run set it (so in default mode changes are still
 refused there): the model is told nobody approved the plan and to do only what the person asked.
+
+Plan mode lives in the conversation: :func:`plan_mode_in` reads it back from the plan tools' results,
+so a session opened again (``--session``, ``-c``, a fork, after a rewind) is in plan mode when its
+conversation left it there.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from pydantic import Field
 
 from circle.application.approvals import ApprovalMode
 from circle.application.ports.asker import Answer, Question
 from circle.domain.errors import ToolError
+from circle.domain.messages import Message
 
 from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
 
@@ -33,6 +40,7 @@ ENTERED = (
 )
 ALREADY = "Plan mode is already on. When the plan is ready, call plan_exit with it."
 NOT_IN_PLAN_MODE = "not in plan mode: there is no plan to accept (plan_enter starts plan mode)"
+NOT_ACCEPTED = "The person did not accept the plan"
 ACCEPT = "Yes, and go on in default mode"
 ACCEPT_EDITS = "Yes, and accept edits"
 KEEP_PLANNING = "No, keep planning"
@@ -76,7 +84,7 @@ def _outcome(answer: Answer | None, where: str, ctx: ToolContext) -> ToolOutput:
     said = f"\nThe person said: {feedback}" if feedback else ""
     if mode is None:
         return ToolOutput(
-            f"The person did not accept the plan (saved to {where}); plan mode stays on. "
+            f"{NOT_ACCEPTED} (saved to {where}); plan mode stays on. "
             f"Keep planning, then call plan_exit with the revised plan.{said}"
         )
     ctx.plan_mode.leave(mode)
@@ -101,6 +109,22 @@ async def _plan_exit(args: PlanExitArgs, ctx: ToolContext) -> ToolOutput:
     return _outcome(answers[0] if answers else None, where, ctx)
 
 
+def plan_mode_in(messages: Iterable[Message]) -> bool:
+    """Whether a conversation left its session in plan mode: a plan_enter that ran, and no plan_exit
+    after it that left plan mode (one the person did not accept keeps it on; a failed call changes
+    nothing)."""
+    active = False
+    for message in messages:
+        for result in message.tool_results:
+            if result.is_error:
+                continue
+            if result.tool_name == PLAN_ENTER:
+                active = True
+            elif result.tool_name == PLAN_EXIT and NOT_ACCEPTED not in result.text:
+                active = False
+    return active
+
+
 PLAN_ENTER_TOOL = BuiltinTool(PLAN_ENTER, PlanEnterArgs, _plan_enter)
 PLAN_EXIT_TOOL = BuiltinTool(PLAN_EXIT, PlanExitArgs, _plan_exit)
 
@@ -115,4 +139,5 @@ __all__ = [
     "PLAN_EXIT_TOOL",
     "PlanEnterArgs",
     "PlanExitArgs",
+    "plan_mode_in",
 ]

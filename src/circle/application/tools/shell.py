@@ -8,12 +8,19 @@ workspace is snapshotted before and after the command, so that a rewind can put 
 With ``background`` (and the session's job manager in the context) the command is classified and
 approved as in the foreground, then started as a background job (see :mod:`circle.application.jobs`):
 no timeout, no snapshots (a rewind does not undo what a job changes), and the call returns at once.
+
+In a session with a job manager a foreground command runs through :meth:`JobManager.run_waited`, so
+the person can move it to the background while it is waited on (ctrl+b, the RPC ``background``
+command): the call then returns at once with its output so far, and the command goes on as a job
+whose end is told to the model like any job's (the snapshot after it is taken at the move).
 """
 
 from __future__ import annotations
 
 from pydantic import Field
 
+from circle.application.jobs import MovedToBackground
+from circle.application.ports.process_runner import ProcessResult
 from circle.domain.approvals import classify_command
 from circle.domain.errors import ToolError
 from circle.domain.redact import redact
@@ -61,23 +68,44 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         )
     snapshot = await ctx.journal.before_command() if ctx.journal is not None else None
     try:
-        result = await ctx.processes.run(
-            args.command,
-            cwd=ctx.workspace,
-            timeout_s=args.timeout,
-            output_limit=OUTPUT_LIMIT,
-            env=ctx.env or None,
-        )
+        result = await _run(args, ctx)
     finally:
         if ctx.journal is not None:
             await ctx.journal.after_command(snapshot)
     output = redact(ctx.secrets.mask(result.output)).rstrip("\n")
+    if isinstance(result, MovedToBackground):
+        job = result.job
+        so_far = f"Its output so far:\n{output}" if output else "It has written no output so far."
+        return ToolOutput(
+            f"The person moved this command to the background: it goes on as {job.id} "
+            f"(output: {job.output_path}), and you will be told when it ends. "
+            f"list_jobs shows it, stop_job stops it. {so_far}"
+        )
     if result.timed_out:
         note = f"[stopped after {args.timeout} s: timed out]"
         return ToolOutput(f"{output}\n{note}" if output else note, is_error=True)
     status = f"[exit code {result.exit_code}]"
     text = f"{output}\n{status}" if output else f"(no output)\n{status}"
     return ToolOutput(text, is_error=result.exit_code != 0)
+
+
+async def _run(args: ExecuteArgs, ctx: ToolContext) -> ProcessResult | MovedToBackground:
+    """The command run to its end, or moved to the background while it ran (with job manager only)."""
+    if ctx.jobs is not None:
+        return await ctx.jobs.run_waited(
+            args.command,
+            cwd=ctx.workspace,
+            timeout_s=args.timeout,
+            output_limit=OUTPUT_LIMIT,
+            env=ctx.env or None,
+        )
+    return await ctx.processes.run(
+        args.command,
+        cwd=ctx.workspace,
+        timeout_s=args.timeout,
+        output_limit=OUTPUT_LIMIT,
+        env=ctx.env or None,
+    )
 
 
 EXECUTE = BuiltinTool("execute", ExecuteArgs, _execute)

@@ -2,7 +2,9 @@
 
 The work is the session's :class:`SubagentRunner` (``ctx.subagents``, see
 :mod:`circle.application.subagents`); adjacent task calls run at the same time (the loop's
-``PARALLEL_TOOLS``). Background subagents wait for the job manager to run agents, not only commands.
+``PARALLEL_TOOLS``). With ``background`` the subagent runs as a background job of the session's
+:class:`~circle.application.jobs.JobManager` (``ctx.jobs``): the call returns at once with the job's
+id, and the subagent's report reaches the model as the job's notice when it ends.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from .base import BuiltinTool, Tool, ToolArgs, ToolContext, ToolOutput
 
 TASK = "task"
 NO_BACKGROUND = (
-    "background subagents come with background jobs, which run only commands so far: "
-    "call task again without background (adjacent task calls already run at the same time)"
+    "background jobs are not available in this session: call task again without background "
+    "(adjacent task calls already run at the same time)"
 )
 
 
@@ -37,10 +39,14 @@ class TaskArgs(ToolArgs):
 async def _task(args: TaskArgs, ctx: ToolContext) -> ToolOutput:
     if ctx.subagents is None:
         raise ToolError("subagents are not available here (a subagent cannot start another)")
-    if args.background:
-        raise ToolError(NO_BACKGROUND)
     if not args.prompt.strip():
         raise ToolError("prompt is empty: say what the subagent should do and report")
+    if args.background:
+        if ctx.jobs is None:
+            raise ToolError(NO_BACKGROUND)
+        return await ctx.subagents.start_task(
+            description=args.description, prompt=args.prompt, subagent_type=args.subagent_type, ctx=ctx
+        )
     return await ctx.subagents.run_task(
         description=args.description, prompt=args.prompt, subagent_type=args.subagent_type, ctx=ctx
     )

@@ -4,14 +4,23 @@ Reading the web changes nothing on the person's machine, so neither tool asks fo
 read_file and grep); what they refuse is any URL that is not http or https (file:, ftp:, data: ...),
 before any request and on every redirect. ``prompt`` is shown at the top of the page ("Looking for:")
 since no second model reads the page for it.
+
+websearch uses the model endpoint's own search where its protocol has one (a side request to the
+session's model, :class:`~circle.application.ports.native_search.NativeSearch`): the pages found,
+then the answer written from them. Where the protocol has none, or the endpoint refused it (the
+port then answers None, and keeps answering None), it reads DuckDuckGo's results through the
+:class:`~circle.application.ports.web.WebClient`. Any other failure is a one-line tool error.
 """
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import Field
 
-from circle.application.ports.web import FetchedPage, WebClient
-from circle.domain.errors import ToolError
+from circle.application.ports.native_search import NativeSearch, NativeSearchAnswer
+from circle.application.ports.web import FetchedPage, SearchResult, WebClient
+from circle.domain.errors import ConfigError, ModelError, ToolError
 from circle.domain.web import check_web_url
 
 from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
@@ -21,6 +30,10 @@ MAX_FETCH_BYTES = 5_000_000
 FETCH_TIMEOUT_S = 30.0
 MAX_PAGE_CHARS = 60_000
 """What the model gets of a page at most."""
+NATIVE_SEARCH_TIMEOUT_S = 120.0
+"""How long the endpoint's own search may take, its continued turns included."""
+MAX_ANSWER_CHARS = 10_000
+"""What the model gets of the answer a native search wrote, at most."""
 WEBFETCH = "webfetch"
 WEBSEARCH = "websearch"
 
@@ -76,15 +89,59 @@ async def _websearch(args: WebSearchArgs, ctx: ToolContext) -> ToolOutput:
     query = args.query.strip()
     if not query:
         raise ToolError("the query is empty")
+    if ctx.native_search is not None:
+        answer = await _native_search(ctx.native_search, query, max_results=args.max_results)
+        if answer is not None:
+            text = render_native_answer(query, answer, max_results=args.max_results)
+            return ToolOutput(text, usage=answer.usage)
     results = await web.search(query, max_results=args.max_results)
     if not results:
         return ToolOutput(f"no results for {query}")
+    return ToolOutput(_numbered(results[: args.max_results]))
+
+
+async def _native_search(search: NativeSearch, query: str, *, max_results: int) -> NativeSearchAnswer | None:
+    """The endpoint's own search; None when it has none (DuckDuckGo is read instead)."""
+    try:
+        async with asyncio.timeout(NATIVE_SEARCH_TIMEOUT_S):
+            return await search.search(query, max_results=max_results)
+    except TimeoutError:
+        raise ToolError(f"the web search did not finish within {NATIVE_SEARCH_TIMEOUT_S:g} s") from None
+    except (ModelError, ConfigError) as exc:
+        raise ToolError(f"the web search failed: {exc}") from None
+
+
+def render_native_answer(query: str, answer: NativeSearchAnswer, *, max_results: int) -> str:
+    """A native search for the model: what was searched, the pages found, then the answer written.
+
+    Raises:
+        ToolError: nothing came back but the search's own errors.
+    """
+    if not answer.results and not answer.text.strip():
+        if answer.errors:
+            raise ToolError(f"the web search failed: {', '.join(answer.errors)}")
+        return f"no results for {query}"
+    searched = "; ".join(answer.queries) or query
+    parts = [f"Searched the web for: {searched}"]
+    if answer.results:
+        parts.append(_numbered(answer.results[:max_results]))
+    text = answer.text.strip()
+    if len(text) > MAX_ANSWER_CHARS:
+        text = text[:MAX_ANSWER_CHARS].rstrip() + "\n(truncated)"
+    if text:
+        parts.append(f"What the results say (written by the model that searched):\n{text}")
+    if answer.errors:
+        parts.append(f"(some searches failed: {', '.join(answer.errors)})")
+    return "\n\n".join(parts)
+
+
+def _numbered(results: list[SearchResult] | tuple[SearchResult, ...]) -> str:
     lines: list[str] = []
-    for number, result in enumerate(results[: args.max_results], start=1):
+    for number, result in enumerate(results, start=1):
         lines.append(f"{number}. {result.title}\n   {result.url}")
         if result.snippet:
             lines.append(f"   {result.snippet}")
-    return ToolOutput("\n".join(lines))
+    return "\n".join(lines)
 
 
 WEB_FETCH = BuiltinTool(WEBFETCH, WebFetchArgs, _webfetch)

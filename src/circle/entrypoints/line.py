@@ -1,0 +1,221 @@
+"""Line mode: prompts read one a line from standard input, each answer printed when its turn ends.
+
+``circle --line``, or ``circle`` with prompts piped on stdin. The same lines answer the setup
+questions (base URL, key, model) when no endpoint is set up, and the trust question when the folder
+is not trusted yet; the folder is then remembered as trusted. At a terminal, calls that ask are
+put to the person line by line (y: once, a: for this session, n: no); from a pipe they are decided
+as in print mode (not run; the model is told why). ``/quit`` or the end of the input ends the
+session; the model's background jobs are then waited for as in print mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from pathlib import Path
+from typing import TextIO
+
+from circle.adapters._shared.settings_files import data_dir
+from circle.application.events import AgentEvent, ToolExecutionStarted
+from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
+from circle.domain.display import escape_for_display
+from circle.domain.errors import CircleError
+
+from ._setup import needs_setup, probe, save_endpoint
+from ._stdin import StdinLines
+from .headless import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    Notices,
+    RunOptions,
+    job_wait_s,
+    open_session,
+    prepare,
+)
+
+QUIT = frozenset({"/quit", "/exit"})
+
+
+class LineReader:
+    """Reads standard input a line at a time without blocking the event loop."""
+
+    def __init__(self, stdin: TextIO, err: TextIO, *, interactive: bool) -> None:
+        self.err = err
+        self.interactive = interactive
+        self.lines = StdinLines(getattr(stdin, "buffer", None))
+        self._started = False
+
+    async def ask(self, question: str) -> str | None:
+        """The next line; the question is shown first at a terminal; None once the input closed."""
+        if not self._started:
+            self.lines.start()
+            self._started = True
+        if self.interactive and not self.lines.closed:
+            self.err.write(question)
+            self.err.flush()
+        return await self.lines.next()
+
+    def close(self) -> None:
+        """Stop waiting for input: the line being read, if any, comes back as None."""
+        self.lines.close()
+
+
+class LineApprover:
+    """Puts a call that asks to the person at the terminal: y once, a for this session, n no."""
+
+    def __init__(self, reader: LineReader, err: TextIO) -> None:
+        self.reader = reader
+        self.err = err
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.err.write(
+            f"\ncircle: {request.tool_name} wants to run:\n  {escape_for_display(request.summary)}\n"
+        )
+        while True:
+            answer = await self.reader.ask("allow? [y]es once, [a]lways this session, [n]o: ")
+            if answer is None:
+                return ApprovalDecision(allowed=False, reason="the person's input closed before an answer")
+            choice = answer.strip().lower()
+            if choice in ("y", "yes"):
+                return ApprovalDecision(allowed=True)
+            if choice in ("a", "always"):
+                return ApprovalDecision(allowed=True, remember=True)
+            if choice in ("n", "no", ""):
+                return ApprovalDecision(allowed=False, reason="the person said no")
+            self.err.write("circle: answer y, a or n\n")
+
+
+class ToolLines:
+    """At a terminal: one line on stderr for each tool call, so the person sees what runs."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+
+    def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, ToolExecutionStarted):
+            args = " ".join(f"{k}={v}" for k, v in event.args.items() if isinstance(v, str | int))
+            shown = escape_for_display(args if len(args) <= 120 else args[:120] + " …")
+            self.err.write(f"  · {event.tool_name} {shown}\n")
+            self.err.flush()
+
+
+async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    """Run line mode until the input closes or ``/quit``; the exit code."""
+    interactive = stdin.isatty()
+    reader = LineReader(stdin, err, interactive=interactive)
+    env = dict(os.environ)
+    try:
+        wait_s = job_wait_s(env)
+        if needs_setup(data_dir(env), opts.workspace, env, model=opts.model) and not await _set_up(
+            reader, err, env, opts
+        ):
+            return EXIT_FAILED
+
+        async def ask_trust(folder: Path) -> bool:
+            err.write(
+                f"circle: {folder} is not trusted yet. Circle reads, changes and runs commands in the "
+                "folder you trust.\n"
+            )
+            answer = await reader.ask("trust it? [y/N]: ")
+            return answer is not None and answer.strip().lower() in ("y", "yes")
+
+        person = LineApprover(reader, err) if interactive else None
+        runtime, _ = await prepare(opts, err, ask_trust=ask_trust, person=person)
+    except CircleError as exc:
+        err.write(f"circle: {exc.message}\n")
+        return EXIT_FAILED
+    notices = Notices(err)
+    runtime.events.subscribe(notices)
+    if interactive:
+        runtime.events.subscribe(ToolLines(err))
+    interrupted = False
+    try:
+        session = await open_session(runtime, opts)
+        loop = asyncio.get_running_loop()
+
+        def interrupt() -> None:
+            nonlocal interrupted
+            if not session.cancel():  # nothing ran: ctrl+c at the prompt leaves
+                interrupted = True
+                reader.close()
+
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGINT, interrupt)
+        pending = opts.message.strip()
+        failed = False
+        while not interrupted:
+            text = pending or await reader.ask("> ")
+            pending = ""
+            if text is None or text.strip() in QUIT:
+                break
+            if not text.strip():
+                continue
+            result = await session.prompt(text)
+            if result.aborted:
+                err.write("circle: interrupted\n")
+            elif result.error is not None:
+                err.write(f"circle: {result.error.message}\n")
+                failed = True
+            else:
+                out.write(result.answer + ("" if result.answer.endswith("\n") else "\n"))
+                out.flush()
+                if result.incomplete:
+                    err.write("circle: the answer is incomplete (it stopped before a proper finish)\n")
+        if not interrupted and session.jobs is not None and session.jobs.running:
+            notices.answers_to = out
+            await session.wait_for_jobs(wait_s)
+    except CircleError as exc:
+        err.write(f"circle: {exc.message}\n")
+        failed = True
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+        if stopped := await runtime.stop_jobs():
+            err.write(f"circle: stopped {stopped} background job{'' if stopped == 1 else 's'}\n")
+        await runtime.aclose()
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+async def _set_up(reader: LineReader, err: TextIO, env: dict[str, str], opts: RunOptions) -> bool:
+    """Ask for the endpoint line by line, probe it, save it; False when the person gave up."""
+    err.write("circle: no model endpoint is set up yet.\n")
+    base_url = await reader.ask("base URL (e.g. https://api.openai.com/v1): ")
+    if base_url is None or not base_url.strip():
+        err.write("circle: no base URL given: set CIRCLE_BASE_URL, or answer the setup questions\n")
+        return False
+    key = await reader.ask("API key (empty for none): ")
+    if key is None:
+        err.write("circle: the input closed during setup\n")
+        return False
+    try:
+        found = await probe(base_url.strip(), key.strip())
+    except CircleError as exc:
+        err.write(f"circle: {exc.message}\n")
+        return False
+    model = opts.model
+    if not model:
+        listed = ", ".join(found.models[:10]) + (" …" if len(found.models) > 10 else "")
+        default = found.models[0] if found.models else ""
+        answer = await reader.ask(f"model ({listed or 'the endpoint listed none'}) [{default}]: ")
+        model = (answer or "").strip() or default
+    if not model:
+        err.write("circle: no model chosen: pass --model, or set CIRCLE_MODEL\n")
+        return False
+    save_endpoint(
+        data_dir(env),
+        base_url.strip(),
+        key.strip(),
+        model=model,
+        protocol=found.protocol,
+        probed_base_url=found.base_url,
+    )
+    err.write(f"circle: saved: {found.base_url} ({found.protocol}), model {model}\n")
+    return True
+
+
+__all__ = ["run_line"]

@@ -1,0 +1,39 @@
+"""The full-screen interface (Textual). ``run_tui`` is what `circle` without -p runs.
+
+Textual loads only when this package is used, never for print mode or the subcommands.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from circle.entrypoints.headless import RunOptions
+
+
+def run_tui(opts: RunOptions) -> int:
+    """Run the interface until the person leaves; then print the jobs it stopped and the command
+    that reopens the session. Returns the exit code (0, 1 when it could not start, 130 after
+    ctrl+c twice)."""
+    from circle.entrypoints.tui._backend import LiveBackend
+    from circle.entrypoints.tui._theme import terminal_theme
+    from circle.entrypoints.tui.app import CircleApp
+
+    env = dict(os.environ)
+    app = CircleApp(LiveBackend(opts, env), opts, theme=terminal_theme(env))
+    try:
+        app.run()
+    except KeyboardInterrupt:
+        return 130
+    for line in app.exit_lines:
+        sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+    if app.error:
+        sys.stderr.write(f"circle: {app.error}\n")
+    code = app.return_code
+    return 1 if code is None and app.error else (code or 0)
+
+
+__all__ = ["run_tui"]

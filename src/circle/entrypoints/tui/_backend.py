@@ -1,0 +1,184 @@
+"""What the interface needs from the outside world, and the real one built like print mode's.
+
+:class:`Backend` is what the app talks to before a session exists: is an endpoint set up, is the
+folder trusted, build the runtime. :class:`LiveBackend` reads the person's files and uses the
+container; tests give the app a backend of fakes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from circle.adapters._shared.settings_files import (
+    data_dir,
+    load_credentials,
+    load_hooks,
+    load_rule_layers,
+    load_secrets,
+    load_settings,
+    save_credentials,
+    save_probed,
+)
+from circle.application.approvals import ApprovalPolicy
+from circle.application.ports.approver import Approver
+from circle.application.ports.asker import Asker
+from circle.application.ports.endpoint_probe import ProbeResult
+from circle.application.runtime import Runtime
+from circle.domain.errors import ConfigError
+from circle.domain.secrets import Secrets
+from circle.domain.settings import resolve_endpoint
+from circle.entrypoints.container import Container, build_runtime, sandbox_problem, trust_list
+from circle.entrypoints.headless import RunOptions, _is_trusted, make_config
+
+PROBE_TIMEOUT_S = 10.0
+
+
+@dataclass
+class Built:
+    """A runtime put together for the interface, and what it was put together with."""
+
+    runtime: Runtime
+    policy: ApprovalPolicy
+    notices: list[str]
+
+
+class Backend(Protocol):
+    workspace: Path
+    data: Path
+
+    def needs_setup(self) -> bool:
+        """True when no endpoint is set up: no key and no base URL, or no model."""
+        ...
+
+    async def probe(self, base_url: str, api_key: str) -> ProbeResult: ...
+
+    def save_endpoint(self, base_url: str, api_key: str, *, model: str, protocol: str) -> None: ...
+
+    async def list_models(self) -> list[str]:
+        """The models the endpoint lists."""
+        ...
+
+    async def is_trusted(self) -> bool: ...
+
+    async def trust(self) -> None: ...
+
+    async def build(self, *, person: Approver, asker: Asker, trusted: bool) -> Built: ...
+
+    def reload_policy(self, policy: ApprovalPolicy, *, trusted: bool) -> list[str]:
+        """Read approvals.json and hooks.json again into ``policy``; notices to show."""
+        ...
+
+    def save_secret(self, name: str, value: str) -> Secrets: ...
+
+
+class LiveBackend:
+    """The person's data folder, settings and endpoint (see :mod:`circle.entrypoints.headless`)."""
+
+    def __init__(self, opts: RunOptions, env: dict[str, str] | None = None) -> None:
+        self.opts = opts
+        self.env = dict(os.environ) if env is None else env
+        self.workspace = opts.workspace
+        self.data = data_dir(self.env)
+        self._container: Container | None = None
+
+    def needs_setup(self) -> bool:
+        try:
+            settings = load_settings(self.data, self.workspace)
+            endpoint = resolve_endpoint(settings, self.env, load_credentials(self.data), model_override=None)
+        except ConfigError:
+            return False  # a broken file is reported when the session starts, not papered over
+        configured = bool(self.env.get("CIRCLE_BASE_URL") or settings.endpoint.base_url)
+        model = self.opts.model or endpoint.model
+        return not model or (not endpoint.api_key and not configured)
+
+    async def probe(self, base_url: str, api_key: str) -> ProbeResult:
+        from circle.entrypoints.discovery import make_probe
+
+        return await make_probe().probe(base_url, api_key or None, timeout_s=PROBE_TIMEOUT_S)
+
+    def save_endpoint(self, base_url: str, api_key: str, *, model: str, protocol: str) -> None:
+        path = self.data / "settings.json"
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot update {path}: {exc}") from None
+        settings = raw if isinstance(raw, dict) else {}
+        endpoint = settings.get("endpoint")
+        settings["endpoint"] = {
+            **(endpoint if isinstance(endpoint, dict) else {}),
+            "base_url": base_url,
+            "protocol": protocol,
+        }
+        settings["model"] = model
+        self.data.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        os.replace(tmp, path)
+        if api_key:
+            save_credentials(self.data, {**load_credentials(self.data), "api_key": api_key})
+        save_probed(self.data, base_url, protocol=protocol, probed_base_url=base_url)
+
+    async def _get_container(self) -> Container:
+        if self._container is None:
+            self._container = Container(config=await make_config(self.opts, self.env))
+        return self._container
+
+    async def list_models(self) -> list[str]:
+        endpoint = (await self._get_container()).config().endpoint
+        found = await self.probe(endpoint.base_url, endpoint.api_key or "")
+        return list(found.models)
+
+    async def is_trusted(self) -> bool:
+        container = await self._get_container()
+        container.trust.reset()  # a closed trust list is not used twice
+        return await _is_trusted(container, self.workspace)
+
+    async def trust(self) -> None:
+        container = await self._get_container()
+        container.trust.reset()
+        trusted = trust_list(container)
+        try:
+            await trusted.trust(str(self.workspace))
+        finally:
+            await trusted.aclose()
+
+    async def build(self, *, person: Approver, asker: Asker, trusted: bool) -> Built:
+        container = await self._get_container()
+        config = container.config()
+        if (problem := sandbox_problem(config)) is not None:
+            raise ConfigError(problem)
+        layers = load_rule_layers(config.data_dir, self.workspace, project_trusted=trusted)
+        policy = ApprovalPolicy(config.approval_mode, layers, person=person)
+        container.approver.override(policy)
+        config.options.hooks = load_hooks(config.data_dir, self.workspace, project_trusted=trusted)
+        notices = [
+            f"{path} is new or changed and was not run; review it, then `circle trust` approves it"
+            for path in config.options.hooks.unapproved
+        ]
+        runtime = build_runtime(container)
+        runtime.ports.asker = asker
+        return Built(runtime=runtime, policy=policy, notices=notices)
+
+    def reload_policy(self, policy: ApprovalPolicy, *, trusted: bool) -> list[str]:
+        layers = load_rule_layers(self.data, self.workspace, project_trusted=trusted)
+        session = policy.layers.get("session", [])
+        policy.layers = {**{k: list(v) for k, v in layers.items()}, "session": session}
+        hooks = load_hooks(self.data, self.workspace, project_trusted=trusted)
+        return [f"{path} is new or changed and was not run" for path in hooks.unapproved]
+
+    def save_secret(self, name: str, value: str) -> Secrets:
+        values = {**load_secrets(self.data), name: value}
+        self.data.mkdir(parents=True, exist_ok=True)
+        path = self.data / "secrets.json"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(values, handle, indent=2)
+        os.chmod(path, 0o600)
+        return Secrets(values)
+
+
+__all__ = ["Backend", "Built", "LiveBackend"]

@@ -1,0 +1,174 @@
+"""Words and lines the interface shows: the footer, the line under a turn, tool rows, diffs."""
+
+from __future__ import annotations
+
+import difflib
+import json
+
+from pydantic import JsonValue
+
+from circle.domain.messages import Usage
+from circle.domain.pricing import format_usd
+
+MAX_TITLE = 100
+
+
+def tokens(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 10_000:
+        return f"{count / 1000:.0f}k"
+    if count >= 1000:
+        return f"{count / 1000:.1f}k"
+    return str(count)
+
+
+def duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m {rest}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes}m"
+
+
+def cost(amount: float | None) -> str:
+    return "cost unknown" if amount is None else format_usd(amount)
+
+
+def turn_line(
+    seconds: float,
+    usage: Usage,
+    amount: float | None,
+    *,
+    aborted: bool = False,
+    error: str | None = None,
+    incomplete: bool = False,
+) -> str:
+    """The line under a finished turn: ``✓ 3.2s · 1.2k tokens · $0.012``."""
+    mark = "✗" if error else "⏹" if aborted else "!" if incomplete else "✓"
+    said = " · cancelled" if aborted else " · incomplete" if incomplete else ""
+    return f"{mark} {duration(seconds)} · {tokens(usage.total)} tokens · {cost(amount)}{said}"
+
+
+def footer_line(
+    *,
+    model: str,
+    thinking: str | None,
+    context_pct: float | None,
+    session_tokens: int,
+    session_cost: float | None,
+    mode: str = "default",
+    plan: bool = False,
+) -> str:
+    parts = [model, f"thinking {thinking or 'off'}"]
+    if context_pct is None:
+        parts.append("context –")
+    else:
+        parts.append(f"context {context_pct:.1f}%" if context_pct < 10 else f"context {context_pct:.0f}%")
+    parts.append(f"{tokens(session_tokens)} tokens")
+    parts.append(cost(session_cost) if session_tokens or session_cost is not None else "$0.00")
+    if plan:
+        parts.append("plan mode")
+    elif mode != "default":
+        parts.append(mode)
+    return " · ".join(parts)
+
+
+def one_line(text: str, limit: int = MAX_TITLE) -> str:
+    first = " ".join(text.split())
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+_KEY_ARG = {
+    "execute": "command",
+    "read_file": "file_path",
+    "write_file": "file_path",
+    "edit_file": "file_path",
+    "delete": "file_path",
+    "ls": "path",
+    "glob": "pattern",
+    "grep": "pattern",
+    "webfetch": "url",
+    "websearch": "query",
+    "skill": "name",
+    "task": "description",
+    "stop_job": "job_id",
+}
+
+
+def tool_title(name: str, args: dict[str, JsonValue]) -> str:
+    """``execute  ls -la`` — the tool and its most telling argument."""
+    if name == "write_todos" and isinstance(todos := args.get("todos"), list):
+        return f"{name}  {len(todos)} item{'' if len(todos) == 1 else 's'}"
+    if name == "question" and isinstance(asked := args.get("questions"), list) and asked:
+        first = asked[0].get("question") if isinstance(asked[0], dict) else None
+        more = f" (+{len(asked) - 1} more)" if len(asked) > 1 else ""
+        return f"{name}  {one_line(str(first or ''))}{more}"
+    key = _KEY_ARG.get(name)
+    value = args.get(key) if key else None
+    if isinstance(value, str) and value:
+        return f"{name}  {one_line(value)}"
+    if not args:
+        return name
+    shown = one_line(json.dumps(args, ensure_ascii=False), 80)
+    return f"{name}  {shown}"
+
+
+def unified_diff(before: str, after: str, path: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
+        n=3,
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines).rstrip("\n")
+
+
+def edit_preview(name: str, args: dict[str, JsonValue], current: str | None) -> str | None:
+    """The diff a file tool's call would make, from its arguments and the file as it is now."""
+    path = args.get("file_path")
+    shown = path if isinstance(path, str) else "file"
+    if name == "write_file":
+        content = args.get("content")
+        if isinstance(content, str):
+            return unified_diff(current or "", content, shown)
+    if name == "edit_file":
+        old, new = args.get("old_string"), args.get("new_string")
+        if isinstance(old, str) and isinstance(new, str):
+            if current is not None and old in current:
+                every = args.get("replace_all") is True
+                changed = current.replace(old, new) if every else current.replace(old, new, 1)
+                return unified_diff(current, changed, shown)
+            return unified_diff(old, new, shown)
+    if name == "apply_patch":
+        patch = args.get("patch") or args.get("input")
+        if isinstance(patch, str):
+            return patch
+    if name == "delete" and current is not None:
+        return unified_diff(current, "", shown)
+    return None
+
+
+def clip(text: str, lines: int) -> tuple[str, int]:
+    """The first ``lines`` lines of ``text`` and how many were left out."""
+    split = text.splitlines()
+    if len(split) <= lines:
+        return text, 0
+    return "\n".join(split[:lines]), len(split) - lines
+
+
+__all__ = [
+    "clip",
+    "cost",
+    "duration",
+    "edit_preview",
+    "footer_line",
+    "one_line",
+    "tokens",
+    "tool_title",
+    "turn_line",
+    "unified_diff",
+]

@@ -1,0 +1,272 @@
+"""The open session as the interface drives it: prompts, cancel, the person's commands, switching
+sessions, and the services behind the slash commands. Nothing here draws; the screen does."""
+
+from __future__ import annotations
+
+import asyncio
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from circle.application.agent_loop import TurnResult
+from circle.application.approvals import ApprovalPolicy
+from circle.application.ports.session_store import SessionInfo
+from circle.application.rewind import Rewind
+from circle.application.runtime import Runtime
+from circle.application.session import AgentSession
+from circle.application.skills import find_skills
+from circle.application.subagents import SubagentRun, Subagents
+from circle.domain.checkpoints import Checkpoint
+from circle.domain.errors import CircleError, ConfigError
+from circle.domain.messages import Usage
+from circle.domain.todos import Todo, current_todos
+from circle.entrypoints.tui import _format, _mentions
+from circle.entrypoints.tui._backend import Backend
+
+SHELL_TIMEOUT_S = 600
+SHELL_OUTPUT_LIMIT = 30_000
+MENTION_LIMIT = 256_000
+
+
+@dataclass
+class ShellOutcome:
+    command: str
+    output: str
+    exit_code: int | None
+    sent: bool
+
+
+@dataclass
+class Host:
+    """The runtime, the open session and the policy, with what the interface asks of them."""
+
+    runtime: Runtime
+    session: AgentSession
+    policy: ApprovalPolicy
+    backend: Backend
+    trusted: bool
+    pending_shell: list[str] = field(default_factory=list)
+    """``!command`` outputs waiting to go with the next message."""
+    session_usage: Usage = field(default_factory=Usage)
+    session_cost: float | None = None
+    context_tokens: int = 0
+
+    @property
+    def workspace(self) -> str:
+        return self.runtime.options.workspace
+
+    @property
+    def model(self) -> str:
+        return self.session.loop.settings.model
+
+    @property
+    def thinking(self) -> str | None:
+        return self.session.loop.settings.thinking
+
+    @property
+    def context_window(self) -> int:
+        return self.runtime.ports.catalog.lookup(self.model).context_window
+
+    @property
+    def context_pct(self) -> float | None:
+        if not self.context_tokens:
+            return None
+        return 100 * self.context_tokens / max(1, self.context_window)
+
+    @property
+    def plan_mode(self) -> bool:
+        return self.session.loop.context.plan_mode.active
+
+    def count_history(self) -> None:
+        """Tokens of a resumed session's stored answers, and the context its last answer used."""
+        total = Usage()
+        for message in self.session.conversation.messages:
+            if message.usage is not None:
+                total = total + message.usage
+                self.context_tokens = message.usage.total
+        self.session_usage = total
+
+    def todos(self) -> tuple[Todo, ...]:
+        return current_todos(self.session.conversation.messages)
+
+    # -- the person's messages
+
+    async def message_text(self, text: str) -> str:
+        """What goes to the model: the ``!`` outputs waiting, the @files attached, then the text."""
+        files: dict[str, str] = {}
+        for mention in _mentions.find_mentions(text):
+            if mention.path in files:
+                continue
+            path = posixpath.join(self.workspace, mention.path)
+            try:
+                data = await self.runtime.ports.files.read_bytes(path, limit=MENTION_LIMIT)
+                files[mention.path] = data.decode("utf-8", errors="replace")
+            except (OSError, CircleError):
+                continue  # not a file: the text stays as written
+        message = _mentions.attach(text, files)
+        if self.pending_shell:
+            message = "\n\n".join([*self.pending_shell, message])
+            self.pending_shell = []
+        return message
+
+    async def prompt(self, text: str) -> TurnResult:
+        if not self.session.conversation.messages:  # the first message names the session in lists
+            info = await self.runtime.ports.store.get_session(self.session.session_id)
+            if info is not None and not info.title:
+                await self.runtime.ports.store.set_title(self.session.session_id, _format.one_line(text, 80))
+        return await self.session.prompt(await self.message_text(text))
+
+    def cancel(self) -> bool:
+        return self.session.cancel()
+
+    async def shell(self, command: str, *, sent: bool) -> ShellOutcome:
+        """Run the person's ``!command`` in the workspace; with ``sent`` its output waits for the
+        next message."""
+        result = await self.runtime.ports.processes.run(
+            command,
+            cwd=self.workspace,
+            timeout_s=SHELL_TIMEOUT_S,
+            output_limit=SHELL_OUTPUT_LIMIT,
+            env=self.runtime.options.env or None,
+        )
+        output = self.runtime.options.secrets.mask(result.output)
+        if sent:
+            self.pending_shell.append(
+                f'<command ran-by="person" exit-code="{result.exit_code}">\n$ {command}\n{output}</command>'
+            )
+        return ShellOutcome(command, output, result.exit_code, sent)
+
+    # -- sessions
+
+    async def sessions(self) -> list[SessionInfo]:
+        return await self.runtime.ports.store.list_sessions(workspace=self.workspace, limit=50)
+
+    async def switch_to(self, session: AgentSession) -> None:
+        self.session = session
+        self.session_usage, self.session_cost, self.context_tokens = Usage(), None, 0
+        self.pending_shell = []
+        self.count_history()
+
+    async def new_session(self) -> None:
+        await self.switch_to(await self.runtime.new_session())
+
+    async def resume(self, session_id: str) -> None:
+        await self.switch_to(await self.runtime.open_session(session_id))
+
+    async def checkpoints(self) -> list[Checkpoint]:
+        return await self.runtime.ports.store.history(self.session.session_id)
+
+    async def all_checkpoints(self) -> list[Checkpoint]:
+        return await self.runtime.ports.store.checkpoints(self.session.session_id)
+
+    async def fork(self, checkpoint_id: str) -> None:
+        forked = await self.runtime.fork_session(self.session.session_id, at_checkpoint=checkpoint_id)
+        await self.switch_to(forked)
+
+    async def name(self, name: str) -> None:
+        await self.runtime.ports.store.set_name(self.session.session_id, name or None)
+
+    async def export(self, path: Path) -> Path:
+        from circle.entrypoints._transfer import export_file
+
+        target = path if path.is_absolute() else Path(self.workspace) / path
+        await export_file(self.runtime.ports.store, self.session.session_id, target)
+        return target
+
+    async def compact(self, instructions: str | None) -> str:
+        from circle.application.context_window import describe
+
+        outcome = await self.session.loop.compact(self.session.conversation, instructions=instructions)
+        return describe(outcome)
+
+    # -- rewinding files
+
+    def rewinder(self) -> Rewind:
+        if self.runtime.ports.journal is None:
+            raise ConfigError("this session keeps no journal of file changes, so nothing can be rewound")
+        return Rewind(self.runtime.ports.journal, self.runtime.ports.files)
+
+    async def rewind(self, number: int | None) -> str:
+        rewind = self.rewinder()
+        outcome = await rewind.restore(self.session.session_id, number)
+        if not outcome.restored:
+            shown = ", ".join(posixpath.relpath(c.path, self.workspace) for c in outcome.conflicts)
+            return f"Not rewound: {shown} changed since turn {outcome.turn.number}; nothing was restored"
+        count = len(outcome.changes)
+        return f"Rewound turn {outcome.turn.number}: {count} file{'s' if count != 1 else ''} put back"
+
+    # -- subagents, jobs, skills
+
+    def subagent_runs(self) -> list[SubagentRun]:
+        runner = self.session.loop.context.subagents
+        return list(runner.runs) if isinstance(runner, Subagents) else []
+
+    def subagent_types(self) -> list[tuple[str, str]]:
+        runner = self.session.loop.context.subagents
+        if not isinstance(runner, Subagents):
+            return []
+        return sorted((name, spec.description) for name, spec in runner.types.items())
+
+    async def skills(self) -> list[tuple[str, str]]:
+        home = self.runtime.options.home
+        catalog = await find_skills(
+            self.runtime.ports.files, workspace=self.workspace, home=home if home.startswith("/") else None
+        )
+        return list(catalog.capabilities())
+
+    def running_jobs(self) -> list[tuple[str, str]]:
+        jobs = self.session.jobs
+        return [(job.id, job.command) for job in jobs.running] if jobs is not None else []
+
+    async def job_log(self, job_id: str, *, lines: int = 200) -> str:
+        jobs = self.session.jobs
+        if jobs is None:
+            return ""
+        return await jobs.tail(jobs.get(job_id), lines=lines)
+
+    async def to_background(self) -> int:
+        """Move the commands the turn waits on to the background; how many moved."""
+        jobs = self.session.jobs
+        return 0 if jobs is None else await jobs.move_waiting_to_background()
+
+    async def switch_model(self, model: str) -> None:
+        await self.runtime.switch_model(self.session, model)
+
+    def switch_thinking(self, text: str) -> str:
+        from circle.domain.thinking import parse_level
+
+        try:
+            level = parse_level(text)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        sent = self.runtime.switch_thinking(self.session, level)
+        if level is not None and sent is None:
+            return f"Thinking {level} is kept, but {self.model} does not reason, so none is sent"
+        return f"Thinking: {sent or 'off'}"
+
+    async def models(self) -> list[str]:
+        """The endpoint's models (asked of it), else the one in use."""
+        try:
+            listed = await self.backend.list_models()
+        except CircleError:
+            listed = []
+        return listed or [self.model]
+
+    def set_secret(self, name: str, value: str) -> None:
+        secrets = self.backend.save_secret(name, value)
+        self.runtime.options.secrets = secrets
+        self.session.loop.context.secrets = secrets
+
+    async def reload(self) -> list[str]:
+        notices = self.backend.reload_policy(self.policy, trusted=self.trusted)
+        self.session.loop.settings.system = await self.runtime.system_prompt()
+        return notices
+
+    async def close(self) -> list[str]:
+        """Stop the jobs and close the runtime; the jobs stopped, as the exit lines name them."""
+        stopped = [f"{job_id} ({command})" for job_id, command in self.running_jobs()]
+        await asyncio.shield(self.runtime.aclose())
+        return stopped
+
+
+__all__ = ["Host", "ShellOutcome"]

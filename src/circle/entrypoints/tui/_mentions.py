@@ -1,0 +1,71 @@
+"""@file mentions in a message: finding them (bare, quoted, escaped spaces) and completing paths."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# @"a path", @'a path', or @a\ path\ with\ escapes; a mention starts a word.
+_MENTION = re.compile(r"""(?:(?<=\s)|^)@(?:"([^"\n]+)"|'([^'\n]+)'|((?:\\.|[^\s\\])+))""")
+_UNESCAPE = re.compile(r"\\(.)")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    path: str
+    start: int
+    end: int
+
+
+def find_mentions(text: str) -> list[Mention]:
+    """Every @mention in ``text``, with its path unquoted and unescaped."""
+    found = []
+    for match in _MENTION.finditer(text):
+        raw = match.group(1) or match.group(2) or _UNESCAPE.sub(r"\1", match.group(3) or "")
+        raw = raw.rstrip(",;:!?)") if match.group(3) else raw
+        if raw:
+            found.append(Mention(raw, match.start(), match.end()))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Fragment:
+    """The @word being typed at the cursor: where it starts and the path typed so far."""
+
+    start: int
+    typed: str
+    quoted: bool
+
+
+def fragment_at(text: str, cursor: int) -> Fragment | None:
+    """The mention the cursor is in (at its end), if any."""
+    before = text[:cursor]
+    quoted = re.search(r"""(?:(?<=\s)|^)@"([^"\n]*)$""", before)
+    if quoted:
+        return Fragment(quoted.start(), quoted.group(1), quoted=True)
+    bare = re.search(r"(?:(?<=\s)|^)@((?:\\.|[^\s\\])*)$", before)
+    if bare:
+        return Fragment(bare.start(), _UNESCAPE.sub(r"\1", bare.group(1)), quoted=False)
+    return None
+
+
+def split_typed(typed: str) -> tuple[str, str]:
+    """("folder/", "name prefix") of a typed path."""
+    folder, _, name = typed.rpartition("/")
+    return (folder + "/" if folder or typed.startswith("/") else ""), name
+
+
+def written(path: str, *, quoted: bool, is_dir: bool) -> str:
+    """A completed path as it goes into the message: quoted when it was, else spaces escaped."""
+    if quoted:
+        return f'@"{path}"' if not is_dir else f'@"{path}'
+    return "@" + path.replace(" ", "\\ ")
+
+
+def attach(message: str, files: dict[str, str]) -> str:
+    """The message with the mentioned files' text in front, as the command line attaches them."""
+    blocks = [f'<file path="{name}">\n{text}\n</file>' for name, text in files.items()]
+    return "\n\n".join([*blocks, message]) if blocks else message
+
+
+__all__ = ["Fragment", "Mention", "attach", "find_mentions", "fragment_at", "split_typed", "written"]

@@ -1,0 +1,111 @@
+"""The built-in slash commands: the table, parsing, completion and close matches."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    name: str
+    summary: str
+    usage: str = ""
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "show the commands and what they do"),
+    SlashCommand("hotkeys", "show the keys"),
+    SlashCommand("models", "switch the model", "[MODEL]"),
+    SlashCommand("thinking", "set the thinking level", "[off|minimal|low|medium|high|max]"),
+    SlashCommand("new", "start a new session"),
+    SlashCommand("resume", "open an earlier session of this folder"),
+    SlashCommand("tree", "show the session as a tree"),
+    SlashCommand("fork", "start a new session from an earlier message"),
+    SlashCommand("rewind", "put back the files a turn changed"),
+    SlashCommand("undo", "put back the files the last turn changed"),
+    SlashCommand("compact", "summarize older messages now", "[INSTRUCTIONS]"),
+    SlashCommand("export", "write the session to a file (.md, .html, .jsonl)", "[FILE]"),
+    SlashCommand("name", "name the session", "NAME"),
+    SlashCommand("secret", "save a secret the model writes %NAME%", "NAME"),
+    SlashCommand("jobs", "list the background jobs"),
+    SlashCommand("agents", "list the subagent types"),
+    SlashCommand("skills", "list the skills"),
+    SlashCommand("reload", "read settings, approvals, hooks and skills again"),
+    SlashCommand("quit", "leave Circle"),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
+
+HOTKEYS: tuple[tuple[str, str], ...] = (
+    ("enter", "send the message"),
+    ("ctrl+j", "new line (also \\ then enter)"),
+    ("up / down", "earlier and later messages (on the first / last line)"),
+    ("ctrl+r", "search the history"),
+    ("tab", "complete a /command or an @file"),
+    ("esc", "cancel the turn"),
+    ("ctrl+b", "move the command being waited on to the background"),
+    ("↓ on an empty input", "select the strip of subagents and jobs; enter opens the record"),
+    ("ctrl+c twice", "leave Circle"),
+    ("!command", "run a command; its output goes to the model with your next message"),
+    ("!!command", "run a command; its output is only shown"),
+    ("@path", 'attach a file (quote or escape spaces: @"my file" or @my\\ file)'),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    name: str
+    argument: str
+
+
+def parse(text: str) -> Invocation | None:
+    """``/name argument`` -> Invocation; None when the text is not a slash command."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    head, _, rest = stripped[1:].partition(" ")
+    if not head or "/" in head:
+        return None
+    return Invocation(head.lower(), rest.strip())
+
+
+def completions(prefix: str) -> list[SlashCommand]:
+    """The commands whose name starts with what follows the ``/``."""
+    word = prefix.lstrip("/").lower()
+    return [command for command in COMMANDS if command.name.startswith(word)]
+
+
+def close_matches(name: str) -> list[str]:
+    """The commands spelled most like ``name``, best first (three at most)."""
+    return difflib.get_close_matches(name.lower(), list(BY_NAME), n=3, cutoff=0.65)
+
+
+def unknown_message(name: str) -> str:
+    near = close_matches(name)
+    hint = f" Did you mean {' or '.join('/' + n for n in near)}?" if near else " /help lists the commands."
+    return f"Unknown command /{name}.{hint}"
+
+
+def help_text() -> str:
+    width = max(len(c.name) + len(c.usage) for c in COMMANDS) + 3
+    lines = [f"  /{(c.name + ' ' + c.usage).strip():<{width}} {c.summary}" for c in COMMANDS]
+    return "Commands:\n" + "\n".join(lines)
+
+
+def hotkeys_text() -> str:
+    width = max(len(key) for key, _ in HOTKEYS) + 2
+    return "Keys:\n" + "\n".join(f"  {key:<{width}} {what}" for key, what in HOTKEYS)
+
+
+__all__ = [
+    "BY_NAME",
+    "COMMANDS",
+    "Invocation",
+    "SlashCommand",
+    "close_matches",
+    "completions",
+    "help_text",
+    "hotkeys_text",
+    "parse",
+    "unknown_message",
+]

@@ -1,0 +1,179 @@
+"""The full-screen app: the first-run and trust questions, then the session screen.
+
+Thin on purpose: it puts the session together through the backend and routes messages; the
+screens draw and the host does the work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from circle.application.runtime import Runtime
+from circle.application.session import AgentSession
+from circle.domain.errors import CircleError
+from circle.entrypoints.headless import RunOptions
+from circle.entrypoints.tui._backend import Backend
+from circle.entrypoints.tui._desk import Desk
+from circle.entrypoints.tui._history import InputHistory
+from circle.entrypoints.tui._host import Host
+from circle.entrypoints.tui._preview import Previews
+from circle.entrypoints.tui.screens.main import AgentEventArrived, MainScreen
+
+EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+
+
+class _Sink:
+    """Hands the runtime's events to the session screen, in order."""
+
+    def __init__(self) -> None:
+        self.screen: MainScreen | None = None
+
+    def emit(self, event: object) -> None:
+        if self.screen is not None:
+            self.screen.post_message(AgentEventArrived(event))
+
+
+class CircleApp(App[int]):
+    """Circle's full-screen interface.
+
+    Args:
+        backend: The endpoint, trust list and runtime (the person's, or fakes in tests).
+        opts: The command line's choices.
+        clock: Seconds, for the turn lines (fixed in tests).
+        theme: textual-dark or textual-light, as the terminal is.
+    """
+
+    TITLE = "Circle"
+
+    def __init__(
+        self,
+        backend: Backend,
+        opts: RunOptions,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        theme: str = "textual-dark",
+        history: InputHistory | None = None,
+    ) -> None:
+        super().__init__()
+        self.backend = backend
+        self.opts = opts
+        self.clock = clock
+        self.theme = theme
+        self.history = (
+            history if history is not None else InputHistory.load(backend.data / "input_history.jsonl")
+        )
+        self.sink = _Sink()
+        self.previews = Previews()
+        self.desk = Desk(previewer=self.previews.preview)
+        self.host: Host | None = None
+        self.exit_lines: list[str] = []
+        self.error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Starting Circle…", id="starting")
+
+    def on_mount(self) -> None:
+        self.start()
+
+    @work(exclusive=True, group="start")
+    async def start(self) -> None:
+        try:
+            await self._start()
+        except CircleError as exc:
+            self.fail(exc.message)
+
+    async def _start(self) -> None:
+        from circle.entrypoints.tui.screens.setup import SetupScreen
+        from circle.entrypoints.tui.screens.trust import TrustScreen
+
+        if self.backend.needs_setup() and not await self.push_screen_wait(SetupScreen(self.backend)):
+            self.fail("no endpoint was set up")
+            return
+        trusted = await self.backend.is_trusted()
+        if not trusted and not self.opts.yolo:
+            answer = await self.push_screen_wait(TrustScreen(self.backend.workspace))
+            if answer == "no":
+                self.fail(f"{self.backend.workspace} is not trusted")
+                return
+            if answer == "always":
+                await self.backend.trust()
+            trusted = True
+        built = await self.backend.build(person=self.desk, asker=self.desk, trusted=trusted)
+        runtime = built.runtime
+        self.previews.files = runtime.ports.files
+        runtime.events.subscribe(self.sink)
+        runtime.events.subscribe(self.previews)
+        session = await self._open(runtime)
+        host = Host(
+            runtime=runtime, session=session, policy=built.policy, backend=self.backend, trusted=trusted
+        )
+        host.count_history()
+        screen = MainScreen(host, self.desk, history=self.history, clock=self.clock)
+        self.sink.screen = screen
+        await self.push_screen(screen)
+        await asyncio.sleep(0)
+        self.host = host  # ready: the session screen is up
+        for notice in built.notices:
+            screen.conversation.notice(notice, kind="warning")
+        if self.opts.message.strip():
+            screen.send(self.opts.message)
+
+    async def _open(self, runtime: Runtime) -> AgentSession:
+        from circle.entrypoints.headless import open_session
+
+        if getattr(self.opts, "resume", False):
+            from circle.entrypoints.tui.screens.picker import PickerScreen
+
+            sessions = await runtime.ports.store.list_sessions(workspace=runtime.options.workspace, limit=50)
+            items = [
+                (s.id, f"{s.name or s.title or '(untitled)'}  · {s.message_count} messages") for s in sessions
+            ]
+            chosen = await self.push_screen_wait(
+                PickerScreen("Resume a session", items, empty="This folder has no sessions yet.")
+            )
+            if chosen is not None:
+                return await runtime.open_session(chosen)
+            return await runtime.new_session()
+        return await open_session(runtime, self.opts)
+
+    def fail(self, message: str) -> None:
+        self.error = message
+        self.exit(EXIT_FAILED, return_code=EXIT_FAILED)
+
+    def on_main_screen_quit_wanted(self, message: MainScreen.QuitWanted) -> None:
+        self.quit_circle(message.code)
+
+    @work(exclusive=True, group="quit")
+    async def quit_circle(self, code: int = EXIT_OK) -> None:
+        self.desk.dismiss_all()
+        host = self.host
+        if host is not None:
+            if host.session.is_running:
+                host.cancel()
+            try:
+                stopped = await host.close()
+            except CircleError as exc:
+                stopped = []
+                self.error = exc.message
+            self.exit_lines = exit_lines(stopped, host.session.session_id, ephemeral=self.opts.no_session)
+        self.exit(code, return_code=code)
+
+
+def exit_lines(stopped: list[str], session_id: str, *, ephemeral: bool) -> list[str]:
+    """What the terminal shows after Circle leaves: the jobs it stopped, the command that reopens."""
+    lines = []
+    if stopped:
+        lines.append(f"Stopped {len(stopped)} background job{'' if len(stopped) == 1 else 's'}:")
+        lines += [f"  {job}" for job in stopped]
+    if not ephemeral:
+        lines.append(f"Continue this session with: circle --session {session_id}")
+    return lines
+
+
+__all__ = ["CircleApp", "exit_lines"]

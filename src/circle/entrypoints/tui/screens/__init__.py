@@ -1,0 +1,1 @@
+"""The interface's screens, each with its .tcss beside it."""

@@ -1,0 +1,239 @@
+"""What each slash command does on the session screen."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from circle.domain.errors import CircleError
+from circle.domain.secrets import SECRET_NAME
+from circle.entrypoints.tui import _format, _slash
+from circle.entrypoints.tui._desk import SecretRequest
+from circle.entrypoints.tui._host import Host
+from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
+
+if TYPE_CHECKING:
+    from circle.entrypoints.tui.screens.main import MainScreen
+
+
+class SlashCommands:
+    """Runs ``/name argument`` for the screen; a mistake is a notice, never a traceback."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+
+    @property
+    def host(self) -> Host:
+        return self.screen.host
+
+    def say(self, text: str, *, kind: str = "info") -> None:
+        self.screen.conversation.notice(text, kind=kind)
+
+    def run(self, invocation: _slash.Invocation) -> None:
+        name, argument = invocation.name, invocation.argument
+        if name not in _slash.BY_NAME:
+            self.say(_slash.unknown_message(name), kind="warning")
+            return
+        busy_ok = {"help", "hotkeys", "jobs", "agents", "skills", "quit", "tree", "secret", "name"}
+        if self.host.session.is_busy and name not in busy_ok:
+            self.say(f"/{name} waits until the turn has ended (esc cancels it).", kind="warning")
+            return
+        self.screen.run_worker(self._run(name, argument), group="slash", exclusive=True)
+
+    async def _run(self, name: str, argument: str) -> None:
+        try:
+            await getattr(self, f"do_{name}")(argument)
+        except CircleError as exc:
+            self.say(f"/{name}: {exc.message}", kind="error")
+        except OSError as exc:
+            self.say(f"/{name}: {exc.strerror or exc}", kind="error")
+
+    async def pick(
+        self, title: str, items: list[tuple[str, str]], *, empty: str = "Nothing to pick."
+    ) -> str | None:
+        return await self.screen.app.push_screen_wait(PickerScreen(title, items, empty=empty))
+
+    async def show(self, title: str, text: str) -> None:
+        await self.screen.app.push_screen_wait(TextScreen(title, text))
+
+    async def do_help(self, argument: str) -> None:
+        self.say(_slash.help_text())
+
+    async def do_hotkeys(self, argument: str) -> None:
+        self.say(_slash.hotkeys_text())
+
+    async def do_quit(self, argument: str) -> None:
+        self.screen.post_message(self.screen.QuitWanted(0))
+
+    async def do_models(self, argument: str) -> None:
+        model = argument
+        if not model:
+            models = await self.host.models()
+            items = [(m, f"{'● ' if m == self.host.model else '  '}{m}") for m in models]
+            model = await self.pick("Switch the model", items) or ""
+        if model and model != self.host.model:
+            await self.host.switch_model(model)
+            self.say(f"Model: {model}")
+        self.screen.refresh_footer()
+
+    async def do_thinking(self, argument: str) -> None:
+        level = argument
+        if not level:
+            levels = ["off", "minimal", "low", "medium", "high", "max"]
+            level = await self.pick("Thinking level", [(v, v) for v in levels]) or ""
+        if level:
+            self.say(self.host.switch_thinking(level))
+        self.screen.refresh_footer()
+
+    async def _reset_view(self) -> None:
+        await self.screen.conversation.remove_children()
+        self.screen.conversation.tools.clear()
+        self.screen.conversation.replay(self.host.session.conversation.messages)
+        self.screen.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
+        self.screen.refresh_footer()
+
+    async def do_new(self, argument: str) -> None:
+        await self.host.new_session()
+        await self._reset_view()
+        self.say(f"New session {self.host.session.session_id}")
+
+    async def do_resume(self, argument: str) -> None:
+        chosen = argument or await self.pick_session()
+        if chosen:
+            await self.host.resume(chosen)
+            await self._reset_view()
+            self.say(f"Resumed session {chosen}")
+
+    async def pick_session(self) -> str | None:
+        sessions = await self.host.sessions()
+        items = []
+        for info in sessions:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated_at))
+            title = info.name or info.title or "(untitled)"
+            items.append((info.id, f"{when}  {_format.one_line(title, 60)}  · {info.message_count} messages"))
+        return await self.pick("Resume a session", items, empty="This folder has no sessions yet.")
+
+    async def do_tree(self, argument: str) -> None:
+        from circle.entrypoints._sessions import tree_lines
+
+        checkpoints = await self.host.all_checkpoints()
+        marks: dict[str, list[str]] = defaultdict(list)
+        history = await self.host.checkpoints()
+        if history:
+            marks[history[-1].id].append("here")
+        lines = tree_lines(checkpoints, marks)
+        await self.show(f"Session {self.host.session.session_id}", "\n".join(lines) or "(empty)")
+
+    async def _pick_message(self, title: str) -> str | None:
+        history = await self.host.checkpoints()
+        items = [
+            (c.id, f"{c.message.role:<9} {_format.one_line(c.message.text or '(tool calls)', 90)}")
+            for c in reversed(history)
+            if c.message.role == "user" or c.message.text.strip()
+        ]
+        return await self.pick(title, items, empty="The session has no messages yet.")
+
+    async def do_fork(self, argument: str) -> None:
+        chosen = argument or await self._pick_message("Fork: a new session up to this message")
+        if chosen:
+            source = self.host.session.session_id
+            await self.host.fork(chosen)
+            await self._reset_view()
+            self.say(f"Forked {source} into {self.host.session.session_id}")
+
+    async def do_rewind(self, argument: str) -> None:
+        rewind = self.host.rewinder()
+        turns = await rewind.turns(self.host.session.session_id)
+        items = []
+        for turn in turns:
+            when = time.strftime("%H:%M", time.localtime(turn.created_at))
+            done = "  (rewound)" if turn.restored_at is not None else ""
+            files = len(turn.receipts)
+            label = _format.one_line(turn.label, 60)
+            items.append((str(turn.number), f"turn {turn.number}  {when}  {label}  · {files} files{done}"))
+        chosen = argument or await self.pick(
+            "Rewind: put back the files of", items, empty="No turn changed files."
+        )
+        if chosen:
+            if not chosen.isdigit():
+                self.say(f"/rewind takes a turn number, not {chosen!r}", kind="warning")
+                return
+            self.say(await self.host.rewind(int(chosen)))
+
+    async def do_undo(self, argument: str) -> None:
+        self.say(await self.host.rewind(None))
+
+    async def do_compact(self, argument: str) -> None:
+        self.screen.busy.show("Compacting…")
+        try:
+            self.say(await self.host.compact(argument or None))
+        finally:
+            self.screen.busy.hide()
+            self.screen.refresh_footer()
+
+    async def do_export(self, argument: str) -> None:
+        path = Path(argument or f"circle-{self.host.session.session_id}.md")
+        written = await self.host.export(path)
+        self.say(f"Exported the session to {written}")
+
+    async def do_name(self, argument: str) -> None:
+        if not argument:
+            self.say("/name NAME names the session", kind="warning")
+            return
+        await self.host.name(argument)
+        self.say(f"Named the session {argument!r}")
+
+    async def do_secret(self, argument: str) -> None:
+        name = argument.strip()
+        if not SECRET_NAME.fullmatch(name):
+            self.say(
+                "/secret NAME: a name of letters, digits and _ (the model writes %NAME%)", kind="warning"
+            )
+            return
+        value = await self.screen.desk.secret(
+            SecretRequest(name, why=f"The model will write %{name}% for it.")
+        )
+        if value is None:
+            self.say("The secret was not saved.")
+            return
+        self.host.set_secret(name, value)
+        self.say(f"Saved the secret {name}; the model writes %{name}% and never sees the value.")
+
+    async def do_jobs(self, argument: str) -> None:
+        jobs = self.host.session.jobs
+        listed = jobs.jobs if jobs is not None else []
+        if not listed:
+            self.say("No background jobs in this session.")
+            return
+        items = [
+            (job.id, f"{job.id}  {job.describe():<22} {_format.one_line(job.command, 70)}") for job in listed
+        ]
+        chosen = await self.pick("Background jobs", items)
+        if chosen:
+            await self.show(f"Output of {chosen}", await self.host.job_log(chosen) or "(no output yet)")
+
+    async def do_agents(self, argument: str) -> None:
+        types = self.host.subagent_types()
+        lines = [f"  {name:<18} {description}" for name, description in types] or ["  (none)"]
+        runs = self.host.subagent_runs()
+        if runs:
+            lines += ["", "This session's subagents:"]
+            lines += [
+                f"  {run.id}  {run.subagent_type:<16} {run.status:<11} {run.description}" for run in runs
+            ]
+        self.say("Subagent types:\n" + "\n".join(lines))
+
+    async def do_skills(self, argument: str) -> None:
+        skills = await self.host.skills()
+        lines = [f"  {name:<20} {_format.one_line(description, 80)}" for name, description in skills]
+        self.say("Skills:\n" + ("\n".join(lines) or "  (none)"))
+
+    async def do_reload(self, argument: str) -> None:
+        for notice in await self.host.reload():
+            self.say(notice, kind="warning")
+        self.say("Read approvals.json, hooks.json, the instruction files and the skills again.")
+
+
+__all__ = ["SlashCommands"]

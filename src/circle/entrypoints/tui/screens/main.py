@@ -1,0 +1,321 @@
+"""The session screen: the conversation, the plan box, the busy line, the input box (or the card
+in its frame), the footer and the strip. It routes messages; the work is the host's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+
+from circle.application.events import (
+    MessageUpdated,
+    RetryScheduled,
+    ToolExecutionEnded,
+    ToolExecutionStarted,
+    TurnEnded,
+    TurnStarted,
+)
+from circle.domain.errors import CircleError
+from circle.domain.retry import retry_line
+from circle.domain.todos import parse_todos
+from circle.entrypoints.tui import _format, _slash
+from circle.entrypoints.tui._desk import Desk
+from circle.entrypoints.tui._history import InputHistory
+from circle.entrypoints.tui._host import Host
+from circle.entrypoints.tui.widgets.cards import Card, card_for
+from circle.entrypoints.tui.widgets.composer import CompletionList, Composer
+from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, TurnLine, UserRow
+from circle.entrypoints.tui.widgets.status import BusyLine, FooterLine, PlanBox, Strip, StripItem
+
+CARD_CHECK_S = 0.25
+STRIP_CHECK_S = 0.5
+
+
+class AgentEventArrived(Message):
+    def __init__(self, event: object) -> None:
+        super().__init__()
+        self.event = event
+
+
+class MainScreen(Screen[None]):
+    class QuitWanted(Message):
+        """Leave Circle with this exit code."""
+
+        def __init__(self, code: int) -> None:
+            super().__init__()
+            self.code = code
+
+    CSS_PATH = Path(__file__).with_name("main.tcss")
+    BINDINGS = [  # noqa: RUF012
+        Binding("escape", "cancel_turn", "cancel", show=False),
+        Binding("ctrl+b", "background", "background", show=False, priority=True),
+        Binding("ctrl+c", "interrupt", "quit", show=False, priority=True),
+    ]
+
+    def __init__(self, host: Host, desk: Desk, *, history: InputHistory, clock: Callable[[], float]) -> None:
+        super().__init__()
+        self.host = host
+        self.desk = desk
+        self.clock = clock
+        self.conversation = ConversationView(id="conversation")
+        self.completions = CompletionList()
+        self.composer = Composer(
+            history=history, completions=self.completions, lister=self._list_folder, clock=clock
+        )
+        self.busy = BusyLine()
+        self.plan = PlanBox()
+        self.footer = FooterLine()
+        self.strip = Strip()
+        self.frame = Vertical(id="frame")
+        self.card: Card | None = None
+        self.turn_started: float | None = None
+        self.last_interrupt = float("-inf")
+        from circle.entrypoints.tui.screens._commands import SlashCommands
+
+        self.commands = SlashCommands(self)
+
+    def compose(self) -> ComposeResult:
+        yield self.conversation
+        yield self.plan
+        yield self.completions
+        yield self.busy
+        with self.frame:
+            yield self.composer
+        yield self.footer
+        yield self.strip
+
+    def on_mount(self) -> None:
+        self.completions.display = False
+        self.desk.changed = self._cards_changed
+        self.set_interval(CARD_CHECK_S, self._cards_changed)
+        self.set_interval(STRIP_CHECK_S, self.refresh_strip)
+        self.conversation.replay(self.host.session.conversation.messages)
+        self.refresh_footer()
+        self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
+        self.composer.focus()
+
+    # -- events from the agent
+
+    def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
+        event = message.event
+        self.conversation.apply(event)
+        if isinstance(event, TurnStarted):
+            self.turn_started = self.clock()
+            self.busy.show("Thinking…")
+        elif isinstance(event, MessageUpdated):
+            self.busy.show("Answering…" if event.kind == "text" else "Thinking…")
+        elif isinstance(event, ToolExecutionStarted):
+            self.busy.show(_format.tool_title(event.tool_name, event.args))
+            if event.tool_name == "write_todos" and (todos := parse_todos(event.args)) is not None:
+                self.plan.set(todos)
+        elif isinstance(event, ToolExecutionEnded):
+            self.busy.show("Thinking…")
+            self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
+        elif isinstance(event, RetryScheduled):
+            line = retry_line(event.kind, event.attempt, event.max_attempts, event.delay_ms / 1000)
+            self.busy.show(self.busy.activity or "Thinking…", retry=line)
+        elif isinstance(event, TurnEnded):
+            self._turn_ended(event)
+        self.refresh_footer()
+
+    def _turn_ended(self, event: TurnEnded) -> None:
+        seconds = self.clock() - self.turn_started if self.turn_started is not None else 0.0
+        self.host.session_usage = self.host.session_usage + event.usage
+        if event.session_cost is not None:
+            self.host.session_cost = event.session_cost
+        line = _format.turn_line(
+            seconds,
+            event.usage,
+            event.cost,
+            aborted=event.aborted,
+            error=event.error,
+            incomplete=event.incomplete,
+        )
+        if event.error:
+            self.conversation.notice(f"error: {event.error}", kind="error")
+        self.conversation.add(TurnLine(line))
+        self.busy.hide()
+        self.turn_started = None
+        self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
+
+    def remember_usage(self, tokens: int) -> None:
+        self.host.context_tokens = tokens
+
+    def refresh_footer(self) -> None:
+        for message in reversed(self.host.session.conversation.messages[-3:]):
+            if message.role == "assistant" and message.usage is not None:
+                self.host.context_tokens = message.usage.total
+                break
+        self.footer.update(
+            _format.footer_line(
+                model=self.host.model,
+                thinking=self.host.thinking,
+                context_pct=self.host.context_pct,
+                session_tokens=self.host.session_usage.total,
+                session_cost=self.host.session_cost,
+                mode=self.host.policy.mode,
+                plan=self.host.plan_mode,
+            )
+        )
+
+    def refresh_strip(self) -> None:
+        items = [
+            StripItem("subagent", run.id, f"{run.subagent_type}: {_format.one_line(run.description, 60)}")
+            for run in self.host.subagent_runs()
+            if run.status == "running"
+        ]
+        items += [
+            StripItem("job", job_id, f"{job_id}: {_format.one_line(command, 60)}")
+            for job_id, command in self.host.running_jobs()
+        ]
+        self.strip.set_items(items)
+
+    # -- the input box
+
+    def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        text = message.text
+        self.composer.prompts.add(text)
+        self.composer.clear_all()
+        if text.startswith("!"):
+            sent = not text.startswith("!!")
+            command = text[1:] if sent else text[2:]
+            if command.strip():
+                self.run_shell(command.strip(), sent=sent)
+            return
+        if (invocation := _slash.parse(text)) is not None:
+            self.commands.run(invocation)
+            return
+        self.send(text)
+
+    def send(self, text: str) -> None:
+        if self.host.session.is_running:
+            self.host.session.steer(text)
+            self.conversation.notice("↳ the model reads this before its next step", kind="info")
+            self.conversation.add(UserRow(text, mark="↳"))
+            return
+        self.run_prompt(text)
+
+    @work(exclusive=True, group="turn")
+    async def run_prompt(self, text: str) -> None:
+        self.busy.show("Thinking…")
+        try:
+            await self.host.prompt(text)
+        except CircleError as exc:
+            self.conversation.notice(f"error: {exc.message}", kind="error")
+        except RuntimeError as exc:
+            self.conversation.notice(str(exc), kind="error")
+        finally:
+            if not self.host.session.is_running:
+                self.busy.hide()
+            self.refresh_footer()
+
+    @work(group="shell")
+    async def run_shell(self, command: str, *, sent: bool) -> None:
+        self.busy.show(f"! {command}")
+        try:
+            outcome = await self.host.shell(command, sent=sent)
+        except CircleError as exc:
+            self.conversation.notice(f"error: {exc.message}", kind="error")
+            return
+        finally:
+            if not self.host.session.is_running:
+                self.busy.hide()
+        self.conversation.add(ShellRow(outcome.command, outcome.output, code=outcome.exit_code, sent=sent))
+
+    async def _list_folder(self, folder: str) -> list[tuple[str, bool]]:
+        import posixpath
+
+        root = (
+            posixpath.normpath(posixpath.join(self.host.workspace, folder)) if folder else self.host.workspace
+        )
+        entries = await self.host.runtime.ports.files.list_dir(root)
+        return [(posixpath.basename(e.path.rstrip("/")), e.kind == "dir") for e in entries]
+
+    def on_composer_history_search_wanted(self, message: Composer.HistorySearchWanted) -> None:
+        from circle.entrypoints.tui.screens.picker import PickerScreen
+
+        found = self.composer.prompts.search("")
+        items = [(str(i), _format.one_line(entry, 100)) for i, entry in enumerate(found)]
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                self.composer.set_text(found[int(value)])
+            self.composer.focus()
+
+        self.app.push_screen(PickerScreen("Search the history (ctrl+r)", items, empty="No match."), chosen)
+
+    def on_composer_strip_wanted(self, message: Composer.StripWanted) -> None:
+        if self.strip.items:
+            self.strip.focus()
+
+    def on_strip_left(self, message: Strip.Left) -> None:
+        self.composer.focus()
+
+    def on_strip_opened(self, message: Strip.Opened) -> None:
+        self.open_record(message.item)
+
+    @work(group="record")
+    async def open_record(self, item: StripItem) -> None:
+        from circle.entrypoints.tui.screens.record import record_screen
+
+        await self.app.push_screen(await record_screen(self.host, item))
+
+    # -- cards
+
+    def _cards_changed(self) -> None:
+        pending = self.desk.first
+        if self.card is not None:
+            if pending is self.card.pending:
+                return
+            self.card.remove()
+            self.card = None
+            self.composer.display = True
+            self.composer.focus()
+        if pending is None or self.composer.typing or self.app.screen is not self:
+            return
+        self.card = card_for(pending)
+        self.composer.display = False
+        self.completions.hide()
+        self.frame.mount(self.card)
+        self.card.focus()
+
+    def on_card_answered(self, message: Card.Answered) -> None:
+        message.stop()
+        self.desk.answer(message.pending, message.value)
+
+    # -- keys
+
+    def action_cancel_turn(self) -> None:
+        if self.completions.open:
+            self.completions.hide()
+            return
+        if self.host.cancel():
+            self.busy.show("Cancelling…")
+
+    @work(group="background")
+    async def action_background(self) -> None:
+        if await self.host.to_background():
+            self.conversation.notice("The command moved to the background; the turn goes on.", kind="info")
+        else:
+            self.conversation.notice("No command is being waited on that can move to the background.")
+
+    def action_interrupt(self) -> None:
+        now = self.clock()
+        if self.composer.text:
+            self.composer.clear_all()
+            return
+        if now - self.last_interrupt < 2.0:
+            self.post_message(self.QuitWanted(130))
+            return
+        self.last_interrupt = now
+        self.host.cancel()
+        self.notify("Press ctrl+c again to leave Circle.", timeout=2)
+
+
+__all__ = ["AgentEventArrived", "MainScreen"]

@@ -1,0 +1,105 @@
+"""A list to pick from, filtered as one types: sessions, models, checkpoints, turns, history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+
+class PickerScreen(ModalScreen[str | None]):
+    """Shows ``items`` (id, label); enter picks the highlighted one, esc picks none."""
+
+    CSS_PATH = Path(__file__).with_name("picker.tcss")
+
+    def __init__(self, title: str, items: list[tuple[str, str]], *, empty: str = "Nothing to pick.") -> None:
+        super().__init__()
+        self.title_text = title
+        self.items = items
+        self.empty = empty
+        self.shown: list[tuple[str, str]] = list(items)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker"):
+            yield Static(self.title_text, id="picker-title")
+            yield Input(placeholder="type to filter", id="picker-filter")
+            yield OptionList(id="picker-list")
+            yield Static("↑↓ move · enter picks · esc closes", id="picker-keys")
+
+    def on_mount(self) -> None:
+        self._fill("")
+        self.query_one(Input).focus()
+
+    def _fill(self, query: str) -> None:
+        words = query.lower().split()
+        self.shown = [item for item in self.items if all(w in item[1].lower() for w in words)]
+        options = self.query_one(OptionList)
+        options.clear_options()
+        if self.shown:
+            options.add_options([Option(label) for _, label in self.shown])
+            options.highlighted = 0
+        else:
+            options.add_option(Option(self.empty, disabled=True))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._pick()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._pick(event.option_index)
+
+    def _pick(self, index: int | None = None) -> None:
+        chosen = self.query_one(OptionList).highlighted if index is None else index
+        if chosen is None or not self.shown or chosen >= len(self.shown):
+            return
+        self.dismiss(self.shown[chosen][0])
+
+    def on_key(self, event: events.Key) -> None:
+        options = self.query_one(OptionList)
+        if event.key == "escape":
+            self.dismiss(None)
+        elif event.key == "down":
+            options.action_cursor_down()
+        elif event.key == "up":
+            options.action_cursor_up()
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+
+class TextScreen(ModalScreen[None]):
+    """A page of text (a record, a log, the session tree); esc or q closes it."""
+
+    CSS_PATH = Path(__file__).with_name("picker.tcss")
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import VerticalScroll
+
+        with Vertical(id="page"):
+            yield Static(self.title_text, id="picker-title")
+            with VerticalScroll(id="page-body"):
+                yield Static(self.text, markup=False)
+            yield Static("esc closes", id="picker-keys")
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key in ("escape", "q", "enter"):
+            event.stop()
+            self.dismiss(None)
+
+
+__all__ = ["PickerScreen", "TextScreen"]

@@ -1,0 +1,39 @@
+"""The full record of a subagent, or the output of a background job, opened from the strip."""
+
+from __future__ import annotations
+
+from circle.domain.messages import Message
+from circle.entrypoints.tui._host import Host
+from circle.entrypoints.tui.screens.picker import TextScreen
+from circle.entrypoints.tui.widgets.status import StripItem
+
+
+def record_text(messages: list[Message]) -> str:
+    lines: list[str] = []
+    for message in messages:
+        if message.role == "user":
+            lines.append(f"› {message.text}")
+            continue
+        for call in message.tool_calls:
+            lines.append(f"● {call.name} {call.arguments}")
+        for result in message.tool_results:
+            mark = "✗" if result.is_error else "✓"
+            lines.append(f"  {mark} {result.text[:2000]}")
+        if message.text.strip():
+            lines.append(message.text)
+        lines.append("")
+    return "\n".join(lines).rstrip() or "(nothing yet)"
+
+
+async def record_screen(host: Host, item: StripItem) -> TextScreen:
+    if item.kind == "job":
+        log = await host.job_log(item.id)
+        return TextScreen(f"Background job {item.label}", log or "(no output yet)")
+    for run in host.subagent_runs():
+        if run.id == item.id:
+            header = f"{run.subagent_type} · {run.description} · {run.status}"
+            return TextScreen(f"Subagent {header}", record_text(run.messages or [Message.user(run.prompt)]))
+    return TextScreen("Record", "It has ended and is no longer kept here.")
+
+
+__all__ = ["record_screen", "record_text"]

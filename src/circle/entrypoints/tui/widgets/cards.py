@@ -1,0 +1,284 @@
+"""The cards in the input box's frame: approval, question and secret, each with its keys shown."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from circle.application.ports.approver import ApprovalDecision
+from circle.application.ports.asker import Answer
+from circle.entrypoints.tui._desk import DENIED, Pending
+from circle.entrypoints.tui.widgets.conversation import diff_text
+
+PREVIEW_LINES = 30
+
+
+class Card(Vertical, can_focus=True):
+    """A card: a title with its lamp, a body, numbered options and the keys."""
+
+    class Answered(Message):
+        def __init__(self, pending: Pending, value: object) -> None:
+            super().__init__()
+            self.pending = pending
+            self.value = value
+
+    def __init__(self, pending: Pending, *, title: str, options: list[str], keys: str) -> None:
+        super().__init__(classes=f"card {pending.kind}-card")
+        self.pending = pending
+        self.title_text = title
+        self.options = options
+        self.keys = keys
+        self.selected = 0
+        self.option_lines = Static("", classes="card-options")
+
+    def body(self) -> ComposeResult:
+        yield from ()
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("● ", style="yellow") + Text(self.title_text, style="bold"), classes="card-title")
+        yield from self.body()
+        yield self.option_lines
+        yield Static(Text(self.keys, style="dim"), classes="card-keys")
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        text = Text()
+        for index, option in enumerate(self.options):
+            pointer = "❯ " if index == self.selected else "  "
+            text.append(
+                f"{pointer}{index + 1}. {option}\n", style="bold reverse" if index == self.selected else ""
+            )
+        text.rstrip()
+        self.option_lines.update(text)
+
+    def move(self, step: int) -> None:
+        if self.options:
+            self.selected = (self.selected + step) % len(self.options)
+            self._draw()
+
+    def finish(self, value: object) -> None:
+        self.post_message(self.Answered(self.pending, value))
+
+
+class ApprovalCard(Card):
+    """Allow once, allow for this session, or deny: the command, or the file and its diff."""
+
+    CHOICES = ("Allow once", "Allow for this session", "Deny")
+
+    def __init__(self, pending: Pending) -> None:
+        request = pending.approval
+        assert request is not None
+        if request.kind == "execute":
+            title = "Run this command?"
+        elif request.kind == "edit":
+            title = f"Allow this change? {request.subject or request.summary}"
+        else:
+            title = f"Allow {request.tool_name}?"
+        super().__init__(
+            pending,
+            title=title,
+            options=list(self.CHOICES),
+            keys="y allow once · a allow for this session · n or esc deny · ↑↓ enter",
+        )
+
+    def body(self) -> ComposeResult:
+        request = self.pending.approval
+        assert request is not None
+        if request.kind == "execute":
+            yield Static(Text(f"$ {request.summary}", style="bold"), classes="card-command")
+        elif self.pending.preview:
+            with VerticalScroll(classes="card-diff"):
+                yield Static(diff_text(self.pending.preview, lines=PREVIEW_LINES))
+        else:
+            yield Static(Text(request.summary), classes="card-summary")
+        if request.outside_workspace:
+            yield Static(Text("It writes outside the workspace.", style="yellow"), classes="card-note")
+
+    def choose(self, index: int) -> None:
+        if index == 0:
+            self.finish(ApprovalDecision(allowed=True))
+        elif index == 1:
+            self.finish(ApprovalDecision(allowed=True, remember=True))
+        else:
+            self.finish(ApprovalDecision(allowed=False, reason=DENIED))
+
+    def on_key(self, event: events.Key) -> None:
+        keys = {"y": 0, "1": 0, "a": 1, "2": 1, "n": 2, "3": 2, "escape": 2}
+        if event.key in keys:
+            self.choose(keys[event.key])
+        elif event.key == "enter":
+            self.choose(self.selected)
+        elif event.key in ("up", "down"):
+            self.move(-1 if event.key == "up" else 1)
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+
+class QuestionCard(Card):
+    """The model's questions, one after another: pick an option (space marks several when
+    allowed) or type an answer; esc dismisses them all."""
+
+    def __init__(self, pending: Pending) -> None:
+        self.index = 0
+        self.answers: list[Answer] = []
+        self.marked: set[int] = set()
+        self.question_text = Static("", classes="card-question")
+        self.typed = Input(placeholder="or type an answer, then enter", id="question-input")
+        super().__init__(pending, title="", options=[], keys="")
+        self._load()
+
+    def _load(self) -> None:
+        question = self.pending.questions[self.index]
+        count = len(self.pending.questions)
+        self.title_text = "A question" if count == 1 else f"Question {self.index + 1} of {count}"
+        self.options = list(question.options)
+        self.selected = 0
+        self.marked = set()
+        several = " · space marks" if question.multiple else ""
+        pick = "1-9 or ↑↓ enter picks" if self.options else "type, then enter"
+        self.keys = f"{pick}{several} · esc dismisses"
+        self.question_text.update(Text(question.question))
+        self.typed.value = ""
+
+    def body(self) -> ComposeResult:
+        with VerticalScroll(classes="card-question-scroll"):
+            yield self.question_text
+        yield self.typed
+
+    def _draw(self) -> None:
+        text = Text()
+        multiple = self.pending.questions[self.index].multiple
+        for index, option in enumerate(self.options):
+            pointer = "❯ " if index == self.selected else "  "
+            box = ("[x] " if index in self.marked else "[ ] ") if multiple else ""
+            style = "bold reverse" if index == self.selected else ""
+            text.append(f"{pointer}{index + 1}. {box}{option}\n", style=style)
+        text.rstrip()
+        self.option_lines.update(text)
+        self.option_lines.display = bool(self.options)
+        for child in self.query(".card-title"):
+            if isinstance(child, Static):
+                child.update(Text("● ", style="yellow") + Text(self.title_text, style="bold"))
+        for child in self.query(".card-keys"):
+            if isinstance(child, Static):
+                child.update(Text(self.keys, style="dim"))
+
+    def on_mount(self) -> None:
+        self._draw()
+        if not self.options:
+            self.typed.focus()
+
+    def _next(self, answer: Answer) -> None:
+        self.answers.append(answer)
+        if len(self.answers) == len(self.pending.questions):
+            self.finish(self.answers)
+            return
+        self.index += 1
+        self._load()
+        self._draw()
+        if not self.options:
+            self.typed.focus()
+        else:
+            self.focus()
+
+    def _pick(self) -> None:
+        typed = self.typed.value.strip()
+        if self.pending.questions[self.index].multiple and self.options:
+            chosen = tuple(self.options[i] for i in sorted(self.marked)) or (
+                (self.options[self.selected],) if not typed else ()
+            )
+        elif self.options and not typed:
+            chosen = (self.options[self.selected],)
+        else:
+            chosen = ()
+        if not chosen and not typed:
+            return
+        self._next(Answer(chosen=chosen, text=typed))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._pick()
+
+    def on_key(self, event: events.Key) -> None:
+        key = event.key
+        typing = self.typed.has_focus and self.typed.value
+        if key == "escape":
+            self.finish(None)
+        elif key == "enter":
+            self._pick()
+        elif key in ("up", "down") and self.options:
+            self.move(-1 if key == "up" else 1)
+            self.focus()
+        elif key == "space" and not typing and self.pending.questions[self.index].multiple:
+            self.marked ^= {self.selected}
+            self._draw()
+        elif not typing and key.isdigit() and 0 < int(key) <= len(self.options):
+            self.selected = int(key) - 1
+            if self.pending.questions[self.index].multiple:
+                self.marked ^= {self.selected}
+                self._draw()
+            else:
+                self._pick()
+        else:
+            if event.is_printable and not self.typed.has_focus:
+                self.typed.focus()
+                self.typed.insert_text_at_cursor(event.character or "")
+                event.stop()
+            return
+        event.stop()
+        event.prevent_default()
+
+
+class SecretCard(Card):
+    """A secret's value, masked as it is typed; enter saves it, esc does not."""
+
+    def __init__(self, pending: Pending) -> None:
+        request = pending.secret
+        assert request is not None
+        super().__init__(
+            pending,
+            title=f"The value of the secret {request.name}",
+            options=[],
+            keys="enter saves it in secrets.json (0600) · esc cancels · the model only sees %NAME%",
+        )
+        self.value = Input(password=True, placeholder="value (hidden)", id="secret-input")
+
+    def body(self) -> ComposeResult:
+        request = self.pending.secret
+        assert request is not None
+        if request.why:
+            yield Static(Text(request.why), classes="card-summary")
+        yield self.value
+
+    def on_mount(self) -> None:
+        self._draw()
+        self.value.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value:
+            self.finish(event.value)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "escape":
+            event.stop()
+            self.finish(None)
+
+
+def card_for(pending: Pending) -> Card:
+    if pending.kind == "approval":
+        return ApprovalCard(pending)
+    if pending.kind == "question":
+        return QuestionCard(pending)
+    return SecretCard(pending)
+
+
+__all__ = ["ApprovalCard", "Card", "QuestionCard", "SecretCard", "card_for"]

@@ -1,0 +1,250 @@
+"""The input box: multi-line editing, large pastes folded, history, and completion of /commands
+and @files."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from textual import events, work
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from circle.entrypoints.tui import _mentions, _slash
+from circle.entrypoints.tui._history import InputHistory
+
+PASTE_LINES = 8
+PASTE_CHARS = 1500
+TYPING_PAUSE_S = 1.2
+_PASTED = re.compile(r"\[pasted text #(\d+), \d+ lines\]")
+
+Lister = Callable[[str], Awaitable[list[tuple[str, bool]]]]
+"""Lists a folder (relative to the workspace, "" for it): (name, is a folder) pairs."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One completion: what replaces the text from ``start`` to the cursor."""
+
+    label: str
+    replacement: str
+    start: int
+    is_dir: bool = False
+
+
+class CompletionList(OptionList):
+    """The list above the input box; the composer drives it."""
+
+    def __init__(self) -> None:
+        super().__init__(id="completions")
+        self.choices: list[Choice] = []
+
+    def show(self, choices: list[Choice]) -> None:
+        self.choices = choices
+        self.clear_options()
+        self.add_options([Option(choice.label) for choice in choices])
+        self.highlighted = 0 if choices else None
+        self.display = bool(choices)
+
+    def hide(self) -> None:
+        self.choices = []
+        self.display = False
+
+    @property
+    def open(self) -> bool:
+        return bool(self.display and self.choices)
+
+    @property
+    def current(self) -> Choice | None:
+        if not self.open or self.highlighted is None:
+            return None
+        return self.choices[self.highlighted]
+
+
+class Composer(TextArea):
+    """Where the person writes. Enter sends; ctrl+j (or a trailing backslash) starts a new line."""
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class StripWanted(Message):
+        """↓ on an empty input: the person wants the strip of subagents and jobs."""
+
+    class HistorySearchWanted(Message):
+        """ctrl+r: search the history."""
+
+    def __init__(
+        self,
+        *,
+        history: InputHistory,
+        completions: CompletionList,
+        lister: Lister | None = None,
+        clock: Callable[[], float],
+    ) -> None:
+        super().__init__(id="composer", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        self.prompts = history
+        self.completions = completions
+        self.lister = lister
+        self.clock = clock
+        self.pastes: dict[int, str] = {}
+        self.last_typed = float("-inf")
+
+    @property
+    def typing(self) -> bool:
+        """The person typed within the last moments and has text in the box."""
+        return bool(self.text.strip()) and self.clock() - self.last_typed < TYPING_PAUSE_S
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        last = self.document.line_count - 1
+        self.move_cursor((last, len(self.document[last])))
+
+    def expanded(self, text: str) -> str:
+        """``text`` with every folded paste put back."""
+        return _PASTED.sub(lambda m: self.pastes.get(int(m.group(1)), m.group(0)), text)
+
+    async def _on_key(self, event: events.Key) -> None:
+        self.last_typed = self.clock()
+        key = event.key
+        handled = True
+        if key == "enter":
+            self._enter()
+        elif key == "ctrl+j":
+            self.insert("\n")
+        elif key == "tab" and self.completions.open:
+            self._accept()
+        elif key == "escape" and self.completions.open:
+            self.completions.hide()
+        elif key == "ctrl+r":
+            self.post_message(self.HistorySearchWanted())
+        else:
+            handled = False
+        if handled:
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        self.last_typed = self.clock()
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.count("\n") + 1
+        if lines > PASTE_LINES or len(text) > PASTE_CHARS:
+            number = len(self.pastes) + 1
+            self.pastes[number] = text
+            self.insert(f"[pasted text #{number}, {lines} lines]")
+        else:
+            self.insert(text)
+        event.stop()
+        event.prevent_default()
+
+    def _enter(self) -> None:
+        if self.completions.open:
+            choice = self.completions.current
+            self._accept()
+            if choice is not None and (choice.is_dir or not self.text.startswith("/")):
+                return
+            command = _slash.BY_NAME.get(choice.label.split()[0][1:]) if choice is not None else None
+            if command is not None and command.usage and not command.usage.startswith("["):
+                return  # it needs an argument: let the person type it
+        row, column = self.cursor_location
+        line = self.document[row]
+        if column == len(line) and line.endswith("\\"):
+            self.replace("\n", (row, column - 1), (row, column))
+            return
+        text = self.text
+        if not text.strip():
+            return
+        self.post_message(self.Submitted(self.expanded(text)))
+
+    def clear_all(self) -> None:
+        self.text = ""
+        self.pastes.clear()
+        self.completions.hide()
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if self.completions.open and not select:
+            self.completions.action_cursor_up()
+            return
+        if not select and self.cursor_location[0] == 0:
+            older = self.prompts.older(self.text)
+            if older is not None:
+                self.set_text(older)
+            return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if self.completions.open and not select:
+            self.completions.action_cursor_down()
+            return
+        if not select and self.cursor_location[0] == self.document.line_count - 1:
+            newer = self.prompts.newer()
+            if newer is not None:
+                self.set_text(newer)
+            elif not self.text:
+                self.post_message(self.StripWanted())
+            return
+        super().action_cursor_down(select)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._complete()
+
+    def _complete(self) -> None:
+        text = self.text
+        if text.startswith("/") and "\n" not in text and " " not in text:
+            found = _slash.completions(text)
+            exact = len(found) == 1 and found[0].name == text[1:]
+            choices = [
+                Choice(f"/{c.name} {c.usage}".strip() + f"  {c.summary}", f"/{c.name} ", 0) for c in found
+            ]
+            self.completions.show([] if exact else choices)
+            return
+        cursor = self._offset_at_cursor()
+        fragment = _mentions.fragment_at(text, cursor)
+        if fragment is None or self.lister is None:
+            self.completions.hide()
+            return
+        self._mention_choices(fragment)
+
+    @work(exclusive=True, group="mentions")
+    async def _mention_choices(self, fragment: _mentions.Fragment) -> None:
+        assert self.lister is not None
+        folder, prefix = _mentions.split_typed(fragment.typed)
+        try:
+            entries = await self.lister(folder)
+        except OSError:
+            entries = []
+        choices = []
+        for name, is_dir in sorted(entries, key=lambda e: (not e[1], e[0].lower())):
+            if not name.startswith(prefix) or (name.startswith(".") and not prefix.startswith(".")):
+                continue
+            path = folder + name + ("/" if is_dir else "")
+            written = _mentions.written(path, quoted=fragment.quoted, is_dir=is_dir)
+            replacement = written if is_dir else written + " "
+            choices.append(Choice(path, replacement, fragment.start, is_dir=is_dir))
+        self.completions.show(choices[:50])
+
+    def _offset_at_cursor(self) -> int:
+        row, column = self.cursor_location
+        return sum(len(self.document[r]) + 1 for r in range(row)) + column
+
+    def _accept(self) -> None:
+        choice = self.completions.current
+        self.completions.hide()
+        if choice is None:
+            return
+        cursor = self._offset_at_cursor()
+        text = self.text
+        self.set_text(text[: choice.start] + choice.replacement + text[cursor:])
+        if text[cursor:]:
+            before = (text[: choice.start] + choice.replacement).split("\n")
+            self.move_cursor((len(before) - 1, len(before[-1])))
+        if choice.is_dir:
+            self._complete()
+
+
+__all__ = ["Choice", "CompletionList", "Composer", "Lister"]

@@ -1,0 +1,275 @@
+"""The conversation: the person's messages, streamed answers, folded thinking and tool rows.
+
+Events come down from the screen (:meth:`ConversationView.apply`); events it does not know are
+ignored, so newer kinds of events never break an older view.
+"""
+
+from __future__ import annotations
+
+from pydantic import JsonValue
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Collapsible, Markdown, Static
+
+from circle.application.events import (
+    BudgetWarned,
+    CompactionEnded,
+    CompactionStarted,
+    ErrorReported,
+    MessageEnded,
+    MessageStarted,
+    MessageUpdated,
+    ToolExecutionEnded,
+    ToolExecutionStarted,
+)
+from circle.domain.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from circle.entrypoints.tui._format import clip, edit_preview, tool_title
+
+OUTPUT_LINES = 12
+DIFF_LINES = 40
+FILE_TOOLS = frozenset({"write_file", "edit_file", "apply_patch", "delete"})
+
+
+def diff_text(diff: str, *, lines: int = DIFF_LINES) -> Text:
+    """A unified diff coloured line by line (added green, removed red, hunks dim)."""
+    shown, more = clip(diff, lines)
+    text = Text()
+    for line in shown.splitlines():
+        style = ""
+        if line.startswith("+") and not line.startswith("+++"):
+            style = "green"
+        elif line.startswith("-") and not line.startswith("---"):
+            style = "red"
+        elif line.startswith(("@@", "***")):
+            style = "cyan"
+        text.append(line + "\n", style=style)
+    if more:
+        text.append(f"… {more} more lines\n", style="dim")
+    text.rstrip()
+    return text
+
+
+class UserRow(Static):
+    def __init__(self, text: str, *, mark: str = "›") -> None:
+        super().__init__(Text(f"{mark} ", style="bold") + Text(text), classes="user")
+
+
+class Notice(Static):
+    """A line from Circle itself: errors, retries, compaction, budget, help."""
+
+    def __init__(self, text: str, *, kind: str = "info") -> None:
+        super().__init__(Text(text), classes=f"notice {kind}")
+
+
+class TurnLine(Static):
+    def __init__(self, text: str) -> None:
+        super().__init__(Text(text), classes="turn-line")
+
+
+class Answer(Markdown):
+    """An answer as it streams: the text so far, redrawn at most every few frames."""
+
+    def __init__(self) -> None:
+        super().__init__("", classes="answer")
+        self.text = ""
+        self._dirty = False
+
+    def on_mount(self) -> None:
+        self.set_interval(1 / 15, self._flush)
+        self._flush()
+
+    def add(self, delta: str) -> None:
+        self.text += delta
+        self._dirty = True
+
+    def finish(self, text: str) -> None:
+        self.text = text
+        self._dirty = True
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._dirty and self.is_mounted:
+            self._dirty = False
+            self.update(self.text)
+
+
+class Thinking(Collapsible):
+    """Thinking, folded: a click (or enter) opens it."""
+
+    def __init__(self, text: str = "") -> None:
+        self.body = Static(Text(text, style="italic"), classes="thinking-text")
+        self.text = text
+        super().__init__(self.body, title="Thinking…", collapsed=True, classes="thinking")
+
+    def add(self, delta: str) -> None:
+        self.text += delta
+        self.body.update(Text(self.text, style="italic"))
+
+    def finish(self) -> None:
+        self.title = f"Thought ({len(self.text.split())} words)"
+
+
+class ToolRow(Vertical):
+    """One tool call: its title, then the command's output or the file change's diff."""
+
+    def __init__(self, call_id: str, name: str, args: dict[str, JsonValue]) -> None:
+        super().__init__(classes="tool-row running")
+        self.call_id, self.tool_name, self.args = call_id, name, args
+        self.header = Static(Text("● ") + Text(tool_title(name, args)), classes="tool-title")
+        self.body = Static("", classes="tool-body")
+        self.diff: str | None = edit_preview(name, args, None) if name in FILE_TOOLS else None
+        self.result: str | None = None
+        if self.diff:
+            self.body.update(diff_text(self.diff))
+
+    def compose(self) -> ComposeResult:
+        yield self.header
+        yield self.body
+
+    def show_diff(self, diff: str) -> None:
+        self.diff = diff
+        self.body.update(diff_text(diff))
+
+    def end(self, result: str, *, is_error: bool) -> None:
+        self.result = result
+        self.remove_class("running")
+        self.add_class("error" if is_error else "done")
+        mark = Text("✗ ", style="red") if is_error else Text("✓ ", style="green")
+        self.header.update(mark + Text(tool_title(self.tool_name, self.args)))
+        if self.tool_name in FILE_TOOLS and self.diff is not None and not is_error:
+            body = diff_text(self.diff)
+            body.append("\n" + result.strip(), style="dim")
+            self.body.update(body)
+            return
+        shown, more = clip(result.strip(), OUTPUT_LINES)
+        text = Text()
+        if self.tool_name == "execute" and isinstance(command := self.args.get("command"), str):
+            text.append(f"$ {command}\n", style="bold")
+        text.append(shown, style="red" if is_error else "")
+        if more:
+            text.append(f"\n… {more} more lines", style="dim")
+        self.body.update(text)
+
+
+class ShellRow(Static):
+    """A command the person ran with ``!`` (sent to the model) or ``!!`` (only shown)."""
+
+    def __init__(self, command: str, output: str, *, code: int | None, sent: bool) -> None:
+        shown, more = clip(output.rstrip(), OUTPUT_LINES * 2)
+        text = Text(f"{'!' if sent else '!!'} {command}\n", style="bold")
+        text.append(shown)
+        if more:
+            text.append(f"\n… {more} more lines", style="dim")
+        status = f"exit code {code}" if code is not None else "stopped"
+        said = "goes to the model with your next message" if sent else "not sent to the model"
+        text.append(f"\n[{status}; {said}]", style="dim")
+        super().__init__(text, classes="shell-row")
+
+
+class ConversationView(VerticalScroll):
+    """The scrolling conversation, built from events or from a stored session's messages."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.answer: Answer | None = None
+        self.thinking: Thinking | None = None
+        self.tools: dict[str, ToolRow] = {}
+        self.previews: dict[str, str] = {}
+
+    def add(self, widget: Static | Vertical | Markdown | Collapsible) -> None:
+        at_end = self.is_vertical_scroll_end or self.max_scroll_y == 0
+        self.mount(widget)
+        if at_end:
+            self.call_after_refresh(self.scroll_end, animate=False)
+
+    def notice(self, text: str, *, kind: str = "info") -> None:
+        self.add(Notice(text, kind=kind))
+
+    def apply(self, event: object) -> None:
+        """Show one agent event; kinds it does not know are ignored."""
+        if isinstance(event, MessageStarted):
+            if event.role == "user" and event.message is not None:
+                self.add(UserRow(event.message.text))
+            elif event.role == "assistant":
+                self.answer = self.thinking = None
+        elif isinstance(event, MessageUpdated):
+            self._delta(event.kind, event.delta)
+        elif isinstance(event, MessageEnded):
+            self._ended(event.message)
+        elif isinstance(event, ToolExecutionStarted):
+            row = ToolRow(event.tool_call_id, event.tool_name, event.args)
+            self.tools[event.tool_call_id] = row
+            self.add(row)
+            if (diff := self.previews.pop(event.tool_call_id, None)) is not None:
+                row.show_diff(diff)
+        elif isinstance(event, ToolExecutionEnded):
+            if (found := self.tools.get(event.tool_call_id)) is not None:
+                found.end(event.result, is_error=event.is_error)
+        elif isinstance(event, ErrorReported):
+            self.notice(f"error: {event.message}", kind="error")
+        elif isinstance(event, BudgetWarned):
+            self.notice(f"warning: {event.message}", kind="warning")
+        elif isinstance(event, CompactionStarted):
+            self.notice(f"Compacting the conversation ({event.reason})…", kind="info")
+        elif isinstance(event, CompactionEnded):
+            self.notice(_compaction_line(event), kind="error" if event.error else "info")
+
+    def _delta(self, kind: str, delta: str) -> None:
+        if kind == "text":
+            if self.answer is None:
+                self.answer = Answer()
+                self.add(self.answer)
+            self.answer.add(delta)
+        elif kind == "thinking":
+            if self.thinking is None:
+                self.thinking = Thinking()
+                self.add(self.thinking)
+            self.thinking.add(delta)
+
+    def _ended(self, message: Message) -> None:
+        if message.role != "assistant":
+            return
+        if self.thinking is not None:
+            self.thinking.finish()
+        if self.answer is not None:
+            self.answer.finish(message.text)
+        elif message.text.strip():
+            answer = Answer()
+            self.add(answer)
+            answer.finish(message.text)
+        if message.error:
+            self.notice(f"error: {message.error}", kind="error")
+        self.answer = self.thinking = None
+
+    def replay(self, messages: list[Message]) -> None:
+        """Draw a stored conversation: what a resumed session said before."""
+        for message in messages:
+            if message.role == "user":
+                self.add(UserRow(message.text))
+                continue
+            for part in message.parts:
+                if isinstance(part, ThinkingPart) and part.text:
+                    block = Thinking(part.text)
+                    block.finish()
+                    self.add(block)
+                elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
+                    answer = Answer()
+                    self.add(answer)
+                    answer.finish(part.text)
+                elif isinstance(part, ToolCallPart):
+                    row = ToolRow(part.id, part.name, part.parsed_arguments() or {})
+                    self.tools[part.id] = row
+                    self.add(row)
+                elif isinstance(part, ToolResultPart) and (done := self.tools.get(part.tool_call_id)):
+                    done.end(part.text, is_error=part.is_error)
+
+
+def _compaction_line(event: CompactionEnded) -> str:
+    if event.error:
+        return f"Compaction failed: {event.error}"
+    saved = f", {event.tokens_before:,} → {event.tokens_after:,} tokens" if event.tokens_before else ""
+    return f"Compacted: {event.summarized} messages summarized, {event.kept} kept{saved}"
+
+
+__all__ = ["Answer", "ConversationView", "Notice", "ShellRow", "Thinking", "ToolRow", "TurnLine", "UserRow"]

@@ -1,0 +1,193 @@
+"""A backend of fakes for the interface: a scripted model, an in-memory store and files, scripted
+commands; and a fixed clock, so turn lines and snapshots never change."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from circle.application.approvals import ApprovalMode, ApprovalPolicy
+from circle.application.ports.approver import Approver
+from circle.application.ports.asker import Asker
+from circle.application.ports.endpoint_probe import ProbeResult
+from circle.application.runtime import Ports, Runtime, RuntimeOptions
+from circle.domain.catalog import ModelInfo, Prices
+from circle.domain.errors import ModelError
+from circle.domain.secrets import Secrets
+from circle.entrypoints.headless import RunOptions
+from circle.entrypoints.tui._backend import Built
+from circle.entrypoints.tui._history import InputHistory
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.screens.main import MainScreen
+from circle.testing import (
+    FakeProcessRunner,
+    InMemoryCatalog,
+    InMemoryCompactionStore,
+    InMemoryFileJournal,
+    InMemoryFileSystem,
+    InMemorySessionStore,
+    InMemoryTextSearch,
+    InMemoryTrustList,
+    ScriptedModel,
+)
+
+WORKSPACE = "/work"
+SIZE = (100, 32)
+
+
+class FixedClock:
+    """Seconds that move only when a test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class FakeBackend:
+    model: ScriptedModel = field(default_factory=ScriptedModel)
+    files: InMemoryFileSystem = field(default_factory=InMemoryFileSystem)
+    processes: FakeProcessRunner | None = None
+    store: InMemorySessionStore = field(default_factory=InMemorySessionStore)
+    trust_list: InMemoryTrustList = field(default_factory=InMemoryTrustList)
+    mode: ApprovalMode = "default"
+    setup_needed: bool = False
+    probe_models: tuple[str, ...] = ("model-a", "model-b")
+    saved: list[tuple[str, str, str, str]] = field(default_factory=list)
+    secrets: dict[str, str] = field(default_factory=dict)
+    workspace: Path = Path(WORKSPACE)
+    data: Path = Path("/data")
+    runtime: Runtime | None = None
+    journal: InMemoryFileJournal = field(default_factory=InMemoryFileJournal)
+
+    def needs_setup(self) -> bool:
+        return self.setup_needed
+
+    async def probe(self, base_url: str, api_key: str) -> ProbeResult:
+        if "bad" in base_url:
+            raise ModelError(f"no model listing found at {base_url}/models (404)")
+        return ProbeResult(base_url=base_url, protocol="openai-chat", models=self.probe_models)
+
+    def save_endpoint(self, base_url: str, api_key: str, *, model: str, protocol: str) -> None:
+        self.saved.append((base_url, api_key, model, protocol))
+        self.setup_needed = False
+
+    async def list_models(self) -> list[str]:
+        return list(self.probe_models)
+
+    async def is_trusted(self) -> bool:
+        return await self.trust_list.is_trusted(str(self.workspace))
+
+    async def trust(self) -> None:
+        await self.trust_list.trust(str(self.workspace))
+
+    async def build(self, *, person: Approver, asker: Asker, trusted: bool) -> Built:
+        policy = ApprovalPolicy(self.mode, {}, person=person)
+        processes = self.processes or FakeProcessRunner(files=self.files)
+        ports = Ports(
+            model=self.model,
+            store=self.store,
+            files=self.files,
+            search=InMemoryTextSearch(self.files),
+            processes=processes,
+            approver=policy,
+            catalog=InMemoryCatalog(
+                [
+                    ModelInfo(
+                        id="scripted",
+                        provider="p",
+                        context_window=200_000,
+                        prices=Prices(1000, 2000),
+                        reasoning=True,
+                    )
+                ]
+            ),
+            asker=asker,
+            journal=self.journal,
+            compactions=InMemoryCompactionStore(self.store),
+        )
+        options = RuntimeOptions(workspace=WORKSPACE, model="scripted", data_dir="/data", home="/home/person")
+        self.runtime = Runtime(ports, options)
+        return Built(runtime=self.runtime, policy=policy, notices=[])
+
+    def reload_policy(self, policy: ApprovalPolicy, *, trusted: bool) -> list[str]:
+        return []
+
+    def save_secret(self, name: str, value: str) -> Secrets:
+        self.secrets[name] = value
+        return Secrets(dict(self.secrets))
+
+
+def options(**changes: object) -> RunOptions:
+    opts = RunOptions(workspace=Path(WORKSPACE), message="")
+    for key, value in changes.items():
+        setattr(opts, key, value)
+    return opts
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock()
+
+
+@pytest.fixture
+def backend() -> FakeBackend:
+    backend = FakeBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    return backend
+
+
+@pytest.fixture
+def make_app(backend: FakeBackend, clock: FixedClock) -> Callable[..., CircleApp]:
+    def make(**changes: object) -> CircleApp:
+        return CircleApp(backend, options(**changes), clock=clock, history=InputHistory())
+
+    return make
+
+
+async def until(pilot: object, found: Callable[[], bool], *, within: float = 5.0) -> None:
+    """Let the app run until ``found()`` holds; fail after ``within`` seconds."""
+    import asyncio
+
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while not found():
+        if loop.time() > deadline:
+            raise AssertionError("the app never got there")
+        await pilot.pause(0.02)
+
+
+def main_screen(app: CircleApp) -> MainScreen:
+    screen = app.screen
+    assert isinstance(screen, MainScreen), type(screen)
+    return screen
+
+
+def texts(screen: MainScreen) -> str:
+    """Everything the conversation shows, as plain text."""
+    from textual.widgets import Markdown, Static
+
+    said = []
+    for widget in screen.conversation.walk_children():
+        if isinstance(widget, Markdown):
+            said.append(widget.source)
+        elif isinstance(widget, Static):
+            said.append(str(widget.content))
+    return "\n".join(said)
+
+
+async def send(pilot: object, screen: MainScreen, text: str) -> None:
+    """Put ``text`` in the input box as typed, then press enter."""
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    screen.composer.insert(text)
+    await pilot.press("enter")

@@ -1,0 +1,228 @@
+"""The cards in the input box's frame: approval (allow once, for the session, deny), question,
+secret; one at a time, and none while the person is typing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.widgets import Input
+
+from circle.application.ports.process_runner import ProcessResult
+from circle.application.tools.plan import ACCEPT_EDITS
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.widgets.cards import ApprovalCard, QuestionCard, SecretCard
+from circle.entrypoints.tui.widgets.conversation import TurnLine
+from circle.testing import Call, FakeProcessRunner, answer
+
+from .conftest import SIZE, FakeBackend, FixedClock, main_screen, send, texts, until
+
+RUN = ProcessResult(exit_code=0, output="done\n")
+
+
+def ran(runner: FakeProcessRunner) -> list[str]:
+    """The commands run, waited on or started."""
+    return [call.command for call in runner.calls] + [process.command for process in runner.started]
+
+
+def scripted(backend: FakeBackend, *commands: str) -> FakeProcessRunner:
+    runner = FakeProcessRunner(dict.fromkeys(commands, RUN), files=backend.files)
+    backend.processes = runner
+    return runner
+
+
+async def test_allow_once_runs_the_command(make_app: Callable[..., CircleApp], backend: FakeBackend) -> None:
+    runner = scripted(backend, "touch a")
+    backend.model.add(answer("", Call("execute", {"command": "touch a"})), answer("Made it."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "make a")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        assert not screen.composer.display
+        assert ran(runner) == []
+        await pilot.press("y")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert ran(runner) == ["touch a"]
+        assert screen.card is None and screen.composer.display
+
+
+async def test_deny_keeps_the_command_from_running(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    runner = scripted(backend, "rm -r build")
+    backend.model.add(answer("", Call("execute", {"command": "rm -r build"})), answer("Left it."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "clean")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await pilot.press("escape")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert ran(runner) == []
+        assert "the person denied it" in texts(screen)
+
+
+async def test_allow_for_this_session_asks_no_more_for_that_command(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    runner = scripted(backend, "make build")
+    call = Call("execute", {"command": "make build"})
+    backend.model.add(answer("", call), answer("", call), answer("Built twice."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "build")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await pilot.press("down", "enter")  # the second option: allow for this session
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert ran(runner) == ["make build", "make build"]
+
+
+async def test_a_file_change_card_shows_the_file_and_its_diff(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.files.put("/work/notes.txt", "one\ntwo\nthree\n")
+    write = {"file_path": "notes.txt", "content": "one\n2\nthree\n"}
+    backend.model.add(answer("", Call("write_file", write)), answer("Written."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "write")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        card = screen.card
+        assert isinstance(card, ApprovalCard)
+        assert "notes.txt" in card.title_text
+        assert card.pending.preview is not None
+        assert "-two" in card.pending.preview and "+2" in card.pending.preview
+        await pilot.press("1")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert backend.files.files["/work/notes.txt"] == b"one\n2\nthree\n"
+
+
+async def test_no_card_appears_while_the_person_types(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, clock: FixedClock
+) -> None:
+    scripted(backend, "make deploy")
+    backend.model.add(answer("", Call("execute", {"command": "make deploy"})), answer("Deployed."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await pilot.press(*"and then")
+        screen.send("deploy")  # the turn asks while the person is still typing
+        await until(pilot, lambda: bool(app.desk.waiting))
+        await pilot.pause(0.3)
+        assert screen.card is None, "a card came up in the middle of typing"
+        clock.now += 5  # the person stopped typing
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await pilot.press("y")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert screen.composer.text == "and then", "the draft is kept"
+
+
+async def test_a_question_card_takes_an_option_by_its_number(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    asked = {"questions": [{"question": "Which database?", "options": ["sqlite", "postgres"]}]}
+    backend.model.add(answer("", Call("question", asked)), answer("Postgres it is."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "db")
+        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await pilot.press("2")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        sent = backend.model.requests[-1].messages[-1]
+        assert "postgres" in sent.tool_results[0].text
+
+
+async def test_a_question_card_takes_a_typed_answer(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    asked = {"questions": [{"question": "What name?"}]}
+    backend.model.add(answer("", Call("question", asked)), answer("Named."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "name it")
+        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await pilot.press(*"circle", "enter")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert "circle" in backend.model.requests[-1].messages[-1].tool_results[0].text
+
+
+async def test_esc_dismisses_the_questions(make_app: Callable[..., CircleApp], backend: FakeBackend) -> None:
+    asked = {"questions": [{"question": "Go on?", "options": ["yes", "no"]}]}
+    backend.model.add(answer("", Call("question", asked)), answer("Stopped."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "ask")
+        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await pilot.press("escape")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert screen.card is None
+        assert "dismiss" in backend.model.requests[-1].messages[-1].tool_results[0].text.lower()
+
+
+async def test_accepting_a_plan_sets_accept_edits(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.model.add(
+        answer("", Call("plan_enter", {})),
+        answer("", Call("plan_exit", {"plan": "1. Fix it"})),
+        answer("Fixing."),
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "plan it")
+        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        assert screen.plan.display and screen.plan.plan_mode
+        card = screen.card
+        assert isinstance(card, QuestionCard)
+        await pilot.press(str(card.options.index(ACCEPT_EDITS) + 1))
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert app.host is not None and app.host.policy.mode == "accept-edits"
+        assert "accept-edits" in str(screen.footer.content)
+
+
+async def test_the_secret_card_masks_and_saves_the_value(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "/secret DB_PASSWORD")
+        await until(pilot, lambda: isinstance(screen.card, SecretCard))
+        field = screen.card.query_one(Input) if screen.card else None
+        assert field is not None and field.password
+        await pilot.press(*"hunter22", "enter")
+        await until(pilot, lambda: screen.card is None)
+        assert backend.secrets == {"DB_PASSWORD": "hunter22"}
+        assert app.host is not None and app.host.session.loop.context.secrets.holds("hunter22")
+        assert "hunter22" not in texts(screen)
+
+
+async def test_esc_on_the_secret_card_saves_nothing(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "/secret TOKEN")
+        await until(pilot, lambda: isinstance(screen.card, SecretCard))
+        await pilot.press(*"abc", "escape")
+        await until(pilot, lambda: screen.card is None)
+        assert backend.secrets == {}
+        assert "not saved" in texts(screen)

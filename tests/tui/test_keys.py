@@ -1,0 +1,185 @@
+"""Keys and status: esc cancels, the busy line (what runs, retries), ctrl+b, the footer, the strip
+of subagents and jobs, ctrl+c twice, and the lines left in the terminal after Circle leaves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from circle.application.events import RetryScheduled
+from circle.entrypoints.tui.app import CircleApp, exit_lines
+from circle.entrypoints.tui.screens.picker import TextScreen
+from circle.entrypoints.tui.widgets.conversation import TurnLine
+from circle.testing import Call, FakeProcessRunner, Hang, answer
+
+from .conftest import SIZE, FakeBackend, FixedClock, main_screen, send, texts, until
+
+
+def hanging(backend: FakeBackend, command: str) -> FakeProcessRunner:
+    backend.mode = "auto"
+    runner = FakeProcessRunner({command: Hang("working…\n")}, files=backend.files)
+    backend.processes = runner
+    return runner
+
+
+async def test_esc_cancels_the_turn_and_the_busy_line_says_what_ran(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    hanging(backend, "sleep 100")
+    backend.model.add(answer("", Call("execute", {"command": "sleep 100"})))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "wait")
+        await until(pilot, lambda: "execute  sleep 100" in screen.busy.activity)
+        assert screen.busy.display
+        await pilot.press("escape")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert "cancelled" in str(screen.conversation.query_one(TurnLine).content)
+        assert not screen.busy.display
+        assert app.host is not None and not app.host.session.is_running
+
+
+async def test_the_busy_line_shows_the_retry(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        app.sink.emit(
+            RetryScheduled(kind="timeout", attempt=3, max_attempts=10, delay_ms=4000, error="no answer")
+        )
+        await until(pilot, lambda: bool(screen.busy.retry))
+        assert screen.busy.retry == "Retrying… · timeout 3/10 · 4s"
+
+
+async def test_ctrl_b_moves_the_waited_on_command_to_the_background(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    runner = hanging(backend, "npm run dev")
+    backend.model.add(answer("", Call("execute", {"command": "npm run dev"})), answer("It runs on."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "serve")
+        await until(pilot, lambda: bool(runner.started))
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert "moved to the background" in texts(screen)
+        assert app.host is not None and [j for j, _ in app.host.running_jobs()] == ["job-1"]
+        await until(pilot, lambda: screen.strip.display)
+        assert "npm run dev" in screen.strip.items[0].label
+        await pilot.press("down")
+        assert screen.strip.has_focus
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, TextScreen))
+        assert "working…" in app.screen.text
+        await pilot.press("escape")
+        await pilot.press("up")
+        assert screen.composer.has_focus
+
+
+async def test_the_footer_counts_the_session(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, clock: FixedClock
+) -> None:
+    backend.model.add(answer("one"), answer("two"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        footer = str(screen.footer.content)
+        assert footer.startswith("scripted · thinking off · context –")
+        await send(pilot, screen, "first")
+        clock.now += 2.5
+        await until(pilot, lambda: len(screen.conversation.query(TurnLine)) == 1)
+        await send(pilot, screen, "second")
+        await until(pilot, lambda: len(screen.conversation.query(TurnLine)) == 2)
+        lines = [str(line.content) for line in screen.conversation.query(TurnLine)]
+        assert lines[1].startswith("✓ 0.0s · 15 tokens · $0.02")
+        footer = str(screen.footer.content)
+        assert "30 tokens" in footer and "$0.04" in footer
+        assert "context 0.0%" in footer
+
+
+async def test_ctrl_c_twice_leaves_with_130_and_the_reopen_command(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, clock: FixedClock
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        await pilot.press(*"draft")
+        await pilot.press("ctrl+c")
+        assert main_screen(app).composer.text == "", "the first ctrl+c clears the draft"
+        await pilot.press("ctrl+c")
+        assert app.is_running
+        clock.now += 0.5
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: not app.is_running)
+    assert app.return_code == 130
+    session_id = app.host.session.session_id if app.host else ""
+    assert app.exit_lines == [f"Continue this session with: circle --session {session_id}"]
+
+
+async def test_quit_names_the_jobs_it_stopped(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    hanging(backend, "tail -f log")
+    backend.model.add(
+        answer("", Call("execute", {"command": "tail -f log", "background": True})), answer("ok")
+    )
+    app = make_app(no_session=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "watch")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await send(pilot, screen, "/quit")
+        await until(pilot, lambda: not app.is_running)
+    assert app.return_code == 0
+    assert app.exit_lines == ["Stopped 1 background job:", "  job-1 (tail -f log)"]
+
+
+def test_exit_lines_name_the_session_unless_nothing_is_kept() -> None:
+    assert exit_lines([], "abc", ephemeral=False) == ["Continue this session with: circle --session abc"]
+    assert exit_lines(["job-1 (x)", "job-2 (y)"], "abc", ephemeral=True) == [
+        "Stopped 2 background jobs:",
+        "  job-1 (x)",
+        "  job-2 (y)",
+    ]
+
+
+async def test_a_message_sent_during_a_turn_steers_it(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    runner = hanging(backend, "make build")
+    backend.model.add(answer("", Call("execute", {"command": "make build"})), answer("Noted."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "build it")
+        await until(pilot, lambda: bool(runner.started))
+        await send(pilot, screen, "use the release profile")
+        assert "the model reads this before its next step" in texts(screen)
+        runner.started[0].finish(0, "built\n")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        sent = [m.text for m in backend.model.requests[-1].messages if m.role == "user"]
+        assert sent[-1] == "use the release profile"
+
+
+async def test_a_setup_problem_is_one_line_not_a_traceback(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.domain.errors import ConfigError
+
+    async def broken(**_: object) -> object:
+        raise ConfigError("settings.json: model: not a string")
+
+    backend.build = broken  # type: ignore[method-assign,assignment]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: not app.is_running)
+    assert app.return_code == 1
+    assert app.error == "settings.json: model: not a string"

@@ -1,0 +1,142 @@
+"""How the main screens look, with a scripted model, a fixed clock and a fixed size."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+from circle.application.ports.process_runner import ProcessResult
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.screens.setup import SetupScreen
+from circle.entrypoints.tui.screens.trust import TrustScreen
+from circle.entrypoints.tui.widgets.cards import ApprovalCard, QuestionCard
+from circle.entrypoints.tui.widgets.conversation import TurnLine
+from circle.testing import Call, FakeProcessRunner, answer
+
+from .conftest import SIZE, FakeBackend, main_screen, send, until
+
+SnapCompare = Callable[..., bool]
+
+
+async def settle(pilot: Pilot[object]) -> None:
+    await pilot.pause(0.2)
+    await pilot.wait_for_scheduled_animations()
+
+
+def conversation_script(backend: FakeBackend) -> None:
+    backend.mode = "auto"
+    backend.files.put("/work/app.py", "def main():\n    return 1\n")
+    backend.processes = FakeProcessRunner(
+        {"pytest -q": ProcessResult(exit_code=0, output="3 passed in 0.01s\n")}, files=backend.files
+    )
+    edit = {"file_path": "app.py", "old_string": "return 1", "new_string": "return 2"}
+    todos = [
+        {"content": "Fix main", "status": "completed"},
+        {"content": "Run tests", "status": "in_progress"},
+    ]
+    backend.model.add(
+        answer("", Call("write_todos", {"todos": todos}), thinking="The function returns the wrong value."),
+        answer("", Call("edit_file", edit)),
+        answer("", Call("execute", {"command": "pytest -q"})),
+        answer(
+            "Fixed: `main()` now returns **2**, and the tests pass.\n\n- changed `app.py`\n- ran `pytest`"
+        ),
+    )
+
+
+def test_the_conversation(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    conversation_script(backend)
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "fix main so it returns 2")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_the_approval_card(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.files.put("/work/app.py", "def main():\n    return 1\n")
+    edit = {"file_path": "app.py", "old_string": "return 1", "new_string": "return 2"}
+    backend.model.add(answer("I will change it.", Call("edit_file", edit)))
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "fix it")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        screen.busy.hide()  # the spinner moves
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_the_question_card(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    asked = {"questions": [{"question": "Which database should it use?", "options": ["sqlite", "postgres"]}]}
+    backend.model.add(answer("", Call("question", asked)))
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "set up storage")
+        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        screen.busy.hide()
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_the_setup_screen(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.setup_needed = True
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_the_trust_question(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.trust_list.folders.clear()
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_the_light_theme(snap_compare: SnapCompare, backend: FakeBackend, clock: Callable[[], float]) -> None:
+    from circle.entrypoints.tui._history import InputHistory
+
+    from .conftest import options
+
+    backend.model.add(answer("A light answer."))
+    app = CircleApp(backend, options(), clock=clock, history=InputHistory(), theme="textual-light")
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "hello")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
