@@ -168,7 +168,7 @@ def _thinking(text: str | None) -> ThinkingLevel | None:
         raise ConfigError(str(exc)) from None
 
 
-async def _is_trusted(container: Container, folder: Path, *, ask: TrustQuestion | None = None) -> bool:
+async def is_trusted(container: Container, folder: Path, *, ask: TrustQuestion | None = None) -> bool:
     """Whether ``folder`` is trusted; when it is not and ``ask`` says yes, it is from now on."""
     trusted = trust_list(container)
     try:
@@ -217,7 +217,7 @@ async def prepare(
     config: Config = container.config()
     if (problem := sandbox_problem(config)) is not None:
         raise ConfigError(problem)
-    trusted = await _is_trusted(container, opts.workspace, ask=None if opts.yolo else ask_trust)
+    trusted = await is_trusted(container, opts.workspace, ask=None if opts.yolo else ask_trust)
     if not opts.yolo and not trusted:
         raise UntrustedFolderError(
             f"{opts.workspace} is not trusted: run `circle trust {opts.workspace}` first, or pass --yolo"

@@ -15,13 +15,9 @@ from typing import Protocol
 
 from circle.adapters._shared.settings_files import (
     data_dir,
-    load_credentials,
     load_hooks,
     load_rule_layers,
     load_secrets,
-    load_settings,
-    save_credentials,
-    save_probed,
 )
 from circle.application.approvals import ApprovalPolicy
 from circle.application.ports.approver import Approver
@@ -30,11 +26,9 @@ from circle.application.ports.endpoint_probe import ProbeResult
 from circle.application.runtime import Runtime
 from circle.domain.errors import ConfigError
 from circle.domain.secrets import Secrets
-from circle.domain.settings import resolve_endpoint
+from circle.entrypoints._setup import needs_setup, probe, save_endpoint
 from circle.entrypoints.container import Container, build_runtime, sandbox_problem, trust_list
-from circle.entrypoints.headless import RunOptions, _is_trusted, make_config
-
-PROBE_TIMEOUT_S = 10.0
+from circle.entrypoints.headless import RunOptions, is_trusted, make_config
 
 
 @dataclass
@@ -86,41 +80,13 @@ class LiveBackend:
         self._container: Container | None = None
 
     def needs_setup(self) -> bool:
-        try:
-            settings = load_settings(self.data, self.workspace)
-            endpoint = resolve_endpoint(settings, self.env, load_credentials(self.data), model_override=None)
-        except ConfigError:
-            return False  # a broken file is reported when the session starts, not papered over
-        configured = bool(self.env.get("CIRCLE_BASE_URL") or settings.endpoint.base_url)
-        model = self.opts.model or endpoint.model
-        return not model or (not endpoint.api_key and not configured)
+        return needs_setup(self.data, self.workspace, self.env, model=self.opts.model)
 
     async def probe(self, base_url: str, api_key: str) -> ProbeResult:
-        from circle.entrypoints.discovery import make_probe
-
-        return await make_probe().probe(base_url, api_key or None, timeout_s=PROBE_TIMEOUT_S)
+        return await probe(base_url, api_key)
 
     def save_endpoint(self, base_url: str, api_key: str, *, model: str, protocol: str) -> None:
-        path = self.data / "settings.json"
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot update {path}: {exc}") from None
-        settings = raw if isinstance(raw, dict) else {}
-        endpoint = settings.get("endpoint")
-        settings["endpoint"] = {
-            **(endpoint if isinstance(endpoint, dict) else {}),
-            "base_url": base_url,
-            "protocol": protocol,
-        }
-        settings["model"] = model
-        self.data.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-        os.replace(tmp, path)
-        if api_key:
-            save_credentials(self.data, {**load_credentials(self.data), "api_key": api_key})
-        save_probed(self.data, base_url, protocol=protocol, probed_base_url=base_url)
+        save_endpoint(self.data, base_url, api_key, model=model, protocol=protocol)
 
     async def _get_container(self) -> Container:
         if self._container is None:
@@ -135,7 +101,7 @@ class LiveBackend:
     async def is_trusted(self) -> bool:
         container = await self._get_container()
         container.trust.reset()  # a closed trust list is not used twice
-        return await _is_trusted(container, self.workspace)
+        return await is_trusted(container, self.workspace)
 
     async def trust(self) -> None:
         container = await self._get_container()

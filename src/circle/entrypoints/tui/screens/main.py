@@ -95,7 +95,13 @@ class MainScreen(Screen[None]):
         self.desk.changed = self._cards_changed
         self.set_interval(CARD_CHECK_S, self._cards_changed)
         self.set_interval(STRIP_CHECK_S, self.refresh_strip)
-        self.conversation.replay(self.host.session.conversation.messages)
+        messages = self.host.session.conversation.messages
+        if not messages:
+            self.conversation.notice(
+                f"Circle in {self.host.workspace}. Type a message and press enter; "
+                "/help lists the commands, ctrl+c twice leaves."
+            )
+        self.conversation.replay(messages)
         self.refresh_footer()
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
         self.composer.focus()
