@@ -13,7 +13,7 @@ from circle import __version__
 from circle.domain.sandbox import SANDBOX_MODES
 
 from ._crash import guard
-from .headless import RunOptions, read_stdin_message, run_headless
+from ._options import RunOptions, read_stdin_message
 
 root = typer.Typer(
     add_completion=False,
@@ -208,4 +208,6 @@ def _run_mode(opts: RunOptions) -> int:
         from .tui import run_tui
 
         return guard(lambda: run_tui(opts))
+    from .headless import run_headless
+
     return guard(lambda: asyncio.run(run_headless(opts, out=sys.stdout, err=sys.stderr)))

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO, TypeVar
 
@@ -32,6 +31,7 @@ from circle.domain.secrets import Secrets, scrub_environment
 from circle.domain.settings import resolve_endpoint
 from circle.domain.thinking import ThinkingLevel, parse_level
 
+from ._options import RunOptions
 from .container import Config, Container, build_runtime, sandbox_from, sandbox_problem, trust_list
 from .discovery import settle_protocol
 from .event_codec import dumps, event_json
@@ -41,37 +41,6 @@ DEFAULT_JOB_WAIT_S = 1800.0
 T = TypeVar("T")
 TrustQuestion = Callable[[Path], Awaitable[bool]]
 """Asks the person whether to trust a folder (line mode); True when they do."""
-
-
-@dataclass
-class RunOptions:
-    """One run's choices from the command line."""
-
-    workspace: Path
-    message: str
-    mode: str = "print"
-    model: str | None = None
-    no_session: bool = False
-    continue_last: bool = False
-    session: str | None = None
-    session_id: str | None = None
-    yolo: bool = False
-    system_prompt: str | None = None
-    append_system_prompt: str | None = None
-    context_files: bool = True
-    max_turns: int | None = None
-    tools: list[str] | None = None
-    exclude_tools: list[str] = field(default_factory=list)
-    thinking: str | None = None
-    max_budget_usd: float | None = None
-    approval_mode: str | None = None
-    sandbox: str | None = None
-    export: Path | None = None
-    fork: str | None = None
-    """``ID`` or ``ID:CHECKPOINT``: start from a copy of that session up to there."""
-    name: str | None = None
-    resume: bool = False
-    """``-r``: pick the session to continue (the full-screen interface)."""
 
 
 class JsonLines:
@@ -331,12 +300,6 @@ def report(exc: CircleError, err: TextIO, sink: JsonLines | None) -> int:
         sink.out.write(dumps({"type": "error", "code": exc.code, "message": exc.message}) + "\n")
         sink.out.flush()
     return EXIT_FAILED
-
-
-def read_stdin_message() -> str:
-    if sys.stdin is None or sys.stdin.isatty():
-        return ""
-    return sys.stdin.read()
 
 
 __all__ = ["RunOptions", "run_headless"]

@@ -11,18 +11,24 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from circle.entrypoints.headless import RunOptions
+    from circle.entrypoints.tui._backend import Backend
 
 
 def run_tui(opts: RunOptions) -> int:
     """Run the interface until the person leaves; then print the jobs it stopped and the command
     that reopens the session. Returns the exit code (0, 1 when it could not start, 130 after
     ctrl+c twice)."""
-    from circle.entrypoints.tui._backend import LiveBackend
     from circle.entrypoints.tui._theme import terminal_theme
     from circle.entrypoints.tui.app import CircleApp
 
     env = dict(os.environ)
-    app = CircleApp(LiveBackend(opts, env), opts, theme=terminal_theme(env))
+
+    def make_backend() -> Backend:
+        from circle.entrypoints.tui._backend import LiveBackend
+
+        return LiveBackend(opts, env)
+
+    app = CircleApp(None, opts, make_backend=make_backend, theme=terminal_theme(env))
     try:
         app.run()
     except KeyboardInterrupt:

@@ -1,7 +1,8 @@
 """The full-screen app: the first-run and trust questions, then the session screen.
 
 Thin on purpose: it puts the session together through the backend and routes messages; the
-screens draw and the host does the work.
+screens draw and the host does the work. The app paints before Circle's own modules load: they
+are imported (and the backend made) on a thread while "Starting Circle…" is on the screen.
 """
 
 from __future__ import annotations
@@ -9,21 +10,24 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from circle.application.runtime import Runtime
-from circle.application.session import AgentSession
-from circle.domain.errors import CircleError
-from circle.entrypoints.headless import RunOptions
-from circle.entrypoints.tui._backend import Backend
 from circle.entrypoints.tui._desk import Desk
 from circle.entrypoints.tui._history import InputHistory
-from circle.entrypoints.tui._host import Host
-from circle.entrypoints.tui._preview import Previews
-from circle.entrypoints.tui.screens.main import AgentEventArrived, MainScreen
+
+if TYPE_CHECKING:
+    from circle.application.ports.approver import ApprovalRequest
+    from circle.application.runtime import Runtime
+    from circle.application.session import AgentSession
+    from circle.entrypoints.headless import RunOptions
+    from circle.entrypoints.tui._backend import Backend
+    from circle.entrypoints.tui._host import Host
+    from circle.entrypoints.tui._preview import Previews
+    from circle.entrypoints.tui.screens.main import MainScreen
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -36,6 +40,8 @@ class _Sink:
 
     def emit(self, event: object) -> None:
         if self.screen is not None:
+            from circle.entrypoints.tui.screens.main import AgentEventArrived
+
             self.screen.post_message(AgentEventArrived(event))
 
 
@@ -43,7 +49,8 @@ class CircleApp(App[int]):
     """Circle's full-screen interface.
 
     Args:
-        backend: The endpoint, trust list and runtime (the person's, or fakes in tests).
+        backend: The endpoint, trust list and runtime (fakes in tests); None: ``make_backend``
+            makes it once the app has painted.
         opts: The command line's choices.
         clock: Seconds, for the turn lines (fixed in tests).
         theme: textual-dark or textual-light, as the terminal is.
@@ -53,24 +60,25 @@ class CircleApp(App[int]):
 
     def __init__(
         self,
-        backend: Backend,
+        backend: Backend | None,
         opts: RunOptions,
         *,
+        make_backend: Callable[[], Backend] | None = None,
         clock: Callable[[], float] = time.monotonic,
         theme: str = "textual-dark",
         history: InputHistory | None = None,
     ) -> None:
         super().__init__()
-        self.backend = backend
+        self._backend = backend
+        self._make_backend = make_backend
         self.opts = opts
         self.clock = clock
         self.theme = theme
-        self.history = (
-            history if history is not None else InputHistory.load(backend.data / "input_history.jsonl")
-        )
+        self.history = history
+        """The input history (loaded from the data folder when the session screen opens, if not given)."""
         self.sink = _Sink()
-        self.previews = Previews()
-        self.desk = Desk(previewer=self.previews.preview)
+        self._previews: Previews | None = None
+        self.desk = Desk(previewer=self._preview)
         self.host: Host | None = None
         self.exit_lines: list[str] = []
         self.error: str | None = None
@@ -81,14 +89,37 @@ class CircleApp(App[int]):
     def on_mount(self) -> None:
         self.start()
 
+    @property
+    def backend(self) -> Backend:
+        assert self._backend is not None, "the backend is made when the app starts"
+        return self._backend
+
+    @property
+    def previews(self) -> Previews:
+        if self._previews is None:
+            from circle.entrypoints.tui._preview import Previews
+
+            self._previews = Previews()
+        return self._previews
+
+    async def _preview(self, request: ApprovalRequest) -> str | None:
+        return await self.previews.preview(request)
+
     @work(exclusive=True, group="start")
     async def start(self) -> None:
+        from circle.domain.errors import CircleError
+
         try:
+            if self._backend is None:
+                assert self._make_backend is not None, "a backend or a way to make one"
+                self._backend = await asyncio.to_thread(_load, self._make_backend)
             await self._start()
         except CircleError as exc:
             self.fail(exc.message)
 
     async def _start(self) -> None:
+        from circle.entrypoints.tui._host import Host
+        from circle.entrypoints.tui.screens.main import MainScreen
         from circle.entrypoints.tui.screens.setup import SetupScreen
         from circle.entrypoints.tui.screens.trust import TrustScreen
 
@@ -114,6 +145,8 @@ class CircleApp(App[int]):
             runtime=runtime, session=session, policy=built.policy, backend=self.backend, trusted=trusted
         )
         host.count_history()
+        if self.history is None:
+            self.history = InputHistory.load(self.backend.data / "input_history.jsonl")
         screen = MainScreen(host, self.desk, history=self.history, clock=self.clock)
         self.sink.screen = screen
         await self.push_screen(screen)
@@ -151,6 +184,8 @@ class CircleApp(App[int]):
 
     @work(exclusive=True, group="quit")
     async def quit_circle(self, code: int = EXIT_OK) -> None:
+        from circle.domain.errors import CircleError
+
         self.desk.dismiss_all()
         host = self.host
         if host is not None:
@@ -163,6 +198,14 @@ class CircleApp(App[int]):
                 self.error = exc.message
             self.exit_lines = exit_lines(stopped, host.session.session_id, ephemeral=self.opts.no_session)
         self.exit(code, return_code=code)
+
+
+def _load(make: Callable[[], Backend]) -> Backend:
+    """On a thread: the backend, with the modules a session needs imported while the app paints."""
+    import circle.entrypoints.tui._host
+    import circle.entrypoints.tui.screens.main  # noqa: F401
+
+    return make()
 
 
 def exit_lines(stopped: list[str], session_id: str, *, ephemeral: bool) -> list[str]:
