@@ -121,9 +121,7 @@ def main() -> None:
             echo.write_text(ECHO_JSON)
             first = median(args.runs, lambda: paint_time([CIRCLE], env=env, cwd=work, marker=b"Starting"))
             tui = median(args.runs, lambda: paint_time([CIRCLE], env=env, cwd=work, marker=b"bench-model"))
-            base = median(
-                args.runs, lambda: paint_time([PY, str(bare)], env=env, cwd=work, marker=b"ready")
-            )
+            base = median(args.runs, lambda: paint_time([PY, str(bare)], env=env, cwd=work, marker=b"ready"))
             rpc = median(args.runs, lambda: rpc_time([CIRCLE, "--mode", "rpc"], env=env, cwd=work))
             floor = median(args.runs, lambda: rpc_time([PY, str(echo)], env=env, cwd=work))
     finally:
