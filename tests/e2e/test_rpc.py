@@ -313,7 +313,10 @@ def test_jobs_are_listed_stopped_and_a_finished_one_starts_a_turn(cli: Circle, r
     rpc.request("prompt", message="start two jobs")
     first_settled = rpc.event("agent_settled")
     jobs = rpc.request("list_jobs")["data"]["jobs"]
-    assert [(j["id"], j["status"]) for j in jobs] == [("job-1", "running"), ("job-2", "running")]
+    assert [(j["id"], j["status"], j["kind"]) for j in jobs] == [
+        ("job-1", "running", "command"),
+        ("job-2", "running", "command"),
+    ]
     assert rpc.request("get_jobs")["data"]["jobs"] == jobs
     after = rpc.lines.index(first_settled) + 1
     job_turn = rpc.wait_for(lambda d: d.get("type") == "turn_start", after=after, timeout=20)
@@ -527,4 +530,20 @@ def test_u2028_inside_a_message_is_not_a_line_break(cli: Circle, rpc: RpcProcess
     rpc.event("agent_settled")
     sent = cli.gateway.requests[-1].json()["messages"][-1]["content"]
     assert sent == "a\u2028b"
+    rpc.close()
+
+
+def test_session_stats_count_a_subagents_tokens(cli: Circle, rpc: RpcProcess) -> None:
+    task = {"description": "look around", "prompt": "Say what is here.", "subagent_type": "explore"}
+    cli.gateway.enqueue(
+        chat_tool_calls([("t1", "task", task)], usage=(100, 10)),
+        chat_text("Only a README.", usage=(40, 4)),  # the subagent's answer
+        chat_text("The subagent found a README.", usage=(200, 20)),
+    )
+    rpc.request("prompt", message="explore")
+    rpc.event("agent_settled")
+    stats = rpc.request("get_session_stats")["data"]
+    assert (stats["assistantMessages"], stats["toolCalls"]) == (2, 1)
+    assert stats["tokens"]["input"] == 340 and stats["tokens"]["output"] == 34
+    assert stats["tokens"]["total"] == 374
     rpc.close()

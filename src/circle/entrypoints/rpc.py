@@ -431,6 +431,7 @@ def job_json(job: Job, session_id: str) -> dict[str, JsonValue]:
     return {
         "id": job.id,
         "sessionId": session_id,
+        "kind": job.kind,
         "command": job.command,
         "status": job.status,
         "exitCode": job.exit_code,
