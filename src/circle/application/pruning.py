@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from circle.domain.context_prune import PruneWindow, prune_targets, pruned
+from circle.domain.context_prune import MessageWeight, PruneWindow, prune_targets, pruned, weigh
 from circle.domain.messages import Message
 
 _Key = tuple[int, bool, bool]
@@ -19,15 +19,25 @@ class RequestPruner:
     def __init__(self, window: PruneWindow | None = None) -> None:
         self.window = window or PruneWindow()
         self._rewritten: dict[_Key, tuple[Message, Message]] = {}
+        self._weights: dict[int, tuple[Message, MessageWeight]] = {}
 
     def apply(self, messages: Sequence[Message]) -> tuple[Message, ...]:
-        targets = prune_targets(messages, self.window)
+        targets = prune_targets(messages, self.window, weights=self._weigh)
         if not targets:
             return tuple(messages)
         return tuple(
             self._one(m, stub=i in targets.stub_tools, drop=i in targets.drop_images)
             for i, m in enumerate(messages)
         )
+
+    def _weigh(self, message: Message) -> MessageWeight:
+        """A message's weight, worked out once (keyed by the object, which never changes)."""
+        cached = self._weights.get(id(message))
+        if cached is not None and cached[0] is message:
+            return cached[1]
+        weight = weigh(message)
+        self._weights[id(message)] = (message, weight)
+        return weight
 
     def _one(self, message: Message, *, stub: bool, drop: bool) -> Message:
         if not (stub or drop):
@@ -41,8 +51,9 @@ class RequestPruner:
         return result
 
     def forget(self) -> None:
-        """Drop every cached rewrite (after a compaction replaced the history)."""
+        """Drop every cached rewrite and weight (after a compaction replaced the history)."""
         self._rewritten.clear()
+        self._weights.clear()
 
 
 __all__ = ["RequestPruner"]

@@ -9,7 +9,7 @@ rewritten message is the same object from one request to the next.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .budget import part_tokens
@@ -59,12 +59,32 @@ def _has_images(message: Message) -> bool:
     return False
 
 
-def _output_chars(message: Message) -> int:
-    return sum(len(r.text) for r in message.tool_results)
+@dataclass(frozen=True, slots=True)
+class MessageWeight:
+    """What pruning weighs of one message: its tool output (estimated tokens and characters) and
+    whether it carries images or documents."""
+
+    output_tokens: int
+    output_chars: int
+    has_images: bool
 
 
-def prune_targets(messages: Sequence[Message], window: PruneWindow) -> PruneTargets:
-    """The messages whose tool output is stubbed, and those whose images are left out."""
+def weigh(message: Message) -> MessageWeight:
+    results = message.tool_results
+    return MessageWeight(
+        output_tokens=sum(part_tokens(r) for r in results),
+        output_chars=sum(len(r.text) for r in results),
+        has_images=_has_images(message),
+    )
+
+
+def prune_targets(
+    messages: Sequence[Message], window: PruneWindow, *, weights: Callable[[Message], MessageWeight] = weigh
+) -> PruneTargets:
+    """The messages whose tool output is stubbed, and those whose images are left out.
+
+    ``weights`` weighs a message (a caller may keep the weights of messages it has seen).
+    """
     stub: set[int] = set()
     drop: set[int] = set()
     rounds = images = 0
@@ -73,12 +93,13 @@ def prune_targets(messages: Sequence[Message], window: PruneWindow) -> PruneTarg
         message = messages[index]
         if message.role == "assistant" and message.tool_calls:
             rounds += 1
+        weight = weights(message)
         if message.tool_results:
-            output += sum(part_tokens(r) for r in message.tool_results)
+            output += weight.output_tokens
             old = rounds >= window.recent_rounds and output > window.recent_tokens
-            if old and _output_chars(message) >= window.min_chars:
+            if old and weight.output_chars >= window.min_chars:
                 stub.add(index)
-        if _has_images(message):
+        if weight.has_images:
             if images >= window.recent_images:
                 drop.add(index)
             images += 1

@@ -15,7 +15,7 @@ for every request, so it stops once the model does something else.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .messages import Message, ToolCallPart, ToolResultPart
 
@@ -42,8 +42,9 @@ def call_key(call: ToolCallPart) -> tuple[str, str]:
 
 def found_nothing(result: ToolResultPart) -> bool:
     """True for a result that says the search found nothing or the path does not exist."""
-    lines = result.text.lstrip().splitlines()[:2]
-    return any(line.startswith(NOTHING_FOUND) for line in lines)
+    first, _, rest = result.text.lstrip().partition("\n")
+    second = rest.partition("\n")[0]
+    return first.startswith(NOTHING_FOUND) or second.startswith(NOTHING_FOUND)
 
 
 def _current_turn(messages: Sequence[Message]) -> Sequence[Message]:
@@ -53,9 +54,10 @@ def _current_turn(messages: Sequence[Message]) -> Sequence[Message]:
     return messages
 
 
-def _trailing_run(flags: Sequence[bool]) -> int:
+def _trailing_run(flags: Iterable[bool]) -> int:
+    """How many flags are true from the start (the newest first), stopping at the first false one."""
     run = 0
-    for flag in reversed(flags):
+    for flag in flags:
         if not flag:
             break
         run += 1
@@ -77,16 +79,20 @@ def loop_reminder(
     results = {r.tool_call_id: r for message in turn for r in message.tool_results}
     notes = []
     if calls:
-        last = call_key(calls[-1])
-        repeats = _trailing_run([call_key(call) == last for call in calls])
+        newest = calls[-1]
+        last = call_key(newest)
+        repeats = _trailing_run(
+            call.name == newest.name and (call.arguments == newest.arguments or call_key(call) == last)
+            for call in reversed(calls)
+        )
         if repeats >= repeat_limit:
             notes.append(
                 f"You have called {last[0]} with the same arguments {repeats} times in a row; "
                 "the result will not change. Change course: try a different approach, or answer "
                 "with what you know."
             )
-    answered = [results[call.id] for call in calls if call.id in results]
-    empty = _trailing_run([found_nothing(result) for result in answered])
+    answered = (results[call.id] for call in reversed(calls) if call.id in results)
+    empty = _trailing_run(found_nothing(result) for result in answered)
     if empty >= empty_limit:
         notes.append(
             f"Your last {empty} searches and reads found nothing. Change course: check the paths "
