@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from circle._testing.lease import InMemorySessionLease
+from circle.adapters.storage.compaction_store import SqliteCompactionStore
 from circle.adapters.storage.session_lock import SqliteSessionLease, pid_alive
 from circle.adapters.storage.sqlite_store import SqliteSessionStore
 from circle.application.ports.session_lease import Lease, SessionLease
@@ -203,5 +204,30 @@ async def test_a_deleted_session_loses_its_lease(tmp_path: Path) -> None:
     with pytest.raises(SessionBusyError, match="no lease any more"):
         await lease_a.heartbeat()
     assert lease_a.held == {}
+    await store_a.aclose()
+    await store_b.aclose()
+
+
+async def test_a_holder_paused_past_its_lease_cannot_compact_after_a_takeover(tmp_path: Path) -> None:
+    clock = Clock()
+    store_a, lease_a, store_b, lease_b = await _two_processes(tmp_path, clock)
+    compactions_a = SqliteCompactionStore(
+        tmp_path / "circle.sqlite", clock=clock, fences=store_a.fenced_token
+    )
+    await lease_a.acquire("s1")
+    first = await store_a.append("s1", Message.user("from a"))
+    clock.now += 16  # a is paused: no heartbeat
+    await lease_b.acquire("s1")
+    with pytest.raises(SessionBusyError, match=r"pid 200 on host here.*took it over: nothing was written"):
+        await compactions_a.commit(
+            "s1",
+            summary=Message.user("a stale summary"),
+            carried=[],
+            replaced_ids=[first.id],
+            previous_head_id=first.id,
+        )
+    assert [cp.message.text for cp in await store_b.history("s1")] == ["from a"]
+    assert await compactions_a.compactions("s1") == []
+    await compactions_a.aclose()
     await store_a.aclose()
     await store_b.aclose()

@@ -142,7 +142,12 @@ class Container(containers.DeclarativeContainer):
     processes = providers.Singleton(make, "processes.local", sandbox=config.provided.options.sandbox)
     hook_processes = providers.Singleton(make, "processes.local")
     images = providers.Singleton(make, "images.pillow")
-    compactions = providers.Singleton(make, "compactions.sqlite", config.provided.store_path)
+    compactions = providers.Singleton(
+        make,
+        "compactions.sqlite",
+        config.provided.store_path,
+        fences=providers.Callable(lambda store: getattr(store, "fenced_token", None), store),
+    )
     approver = providers.Singleton(AllowAll)
     catalog = providers.Singleton(make_catalog, config)
     journal = providers.Singleton(

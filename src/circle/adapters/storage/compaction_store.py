@@ -26,6 +26,7 @@ from circle.domain.messages import Message
 
 from . import _sql as sql
 from ._database import Database
+from .session_lock import lost_lease_error
 
 CREATE_COMPACTIONS = (
     "CREATE TABLE IF NOT EXISTS compactions ("
@@ -124,11 +125,21 @@ class SqliteCompactionStore:
     Args:
         path: the database file (``circle.sqlite`` in the data folder).
         clock: seconds since the epoch, for ``created_at``.
+        fences: the lease token a session is written under (the session store's
+            ``fenced_token``): a commit checks it inside its transaction, as an append does, so a
+            holder whose lease another Circle took over compacts nothing. None: no fencing.
     """
 
-    def __init__(self, path: Path, *, clock: Clock = time.time) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        clock: Clock = time.time,
+        fences: Callable[[str], int | None] | None = None,
+    ) -> None:
         self._db = Database(path)
         self._clock = clock
+        self._fences = fences
         self._ready = False
 
     def _ensure_table(self, connection: sqlite3.Connection) -> None:
@@ -157,6 +168,10 @@ class SqliteCompactionStore:
             ).fetchone()
             if state is None:
                 raise StorageError(f"no session {session_id}")
+            held = self._fences(session_id) if self._fences is not None else None
+            if held is not None and state[3] != held:
+                lease = connection.execute(sql.LEASE, {"session_id": session_id}).fetchone()
+                raise lost_lease_error(session_id, lease)
             if state[1] != previous_head_id:
                 raise StorageError(f"branch {branch!r} of session {session_id} moved during the compaction")
             chain = _insert_chain(

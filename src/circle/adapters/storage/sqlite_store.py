@@ -152,6 +152,10 @@ class SqliteSessionStore:
         """The store's connection, shared with a ``SqliteSessionLease`` on the same file."""
         return self._db
 
+    def fenced_token(self, session_id: str) -> int | None:
+        """The lease token this store writes ``session_id`` under, or None when it is not fenced."""
+        return self._fences.get(session_id)
+
     def fence(self, session_id: str, token: int | None) -> None:
         """From now on, append to the session only while its lease's token is ``token`` (None: always).
 
