@@ -6,10 +6,12 @@ import pytest
 
 from circle._testing.events import ScriptedApprover
 from circle._testing.journal import InMemoryFileJournal
+from circle.application.approvals import ApprovalPolicy
 from circle.application.rewind import Rewind
 from circle.application.tools import builtin_tools
 from circle.application.tools.base import ToolOutput
 from circle.application.turn_journal import TurnJournal
+from circle.domain.approval_rules import Rule
 from circle.domain.errors import ApprovalDeniedError, ToolError
 
 from ._harness import WORKSPACE, Harness
@@ -80,7 +82,32 @@ async def test_one_approval_lists_every_file_and_a_refusal_writes_nothing() -> N
     assert (request.tool_name, request.kind) == ("apply_patch", "edit")
     assert request.summary == "patch A new/made.txt, M a.txt, D b.txt"
     assert request.subject == "" and not request.always_ask
+    assert set(request.subjects) == {"new/made.txt", "a.txt", "b.txt"}
     assert h.files.writes == [] and h.files.deleted == []
+
+
+def _policy(*rules: Rule, person: ScriptedApprover | None = None) -> ApprovalPolicy:
+    person = person or ScriptedApprover(allow=["apply_patch"])
+    return ApprovalPolicy("default", {"user": list(rules)}, person=person)
+
+
+async def test_a_deny_rule_for_one_path_denies_a_patch_of_several_files() -> None:
+    h = harness()
+    h.approver = _policy(Rule("apply_patch", "src/*", "allow"), Rule("apply_patch", "b.txt", "deny"))
+    with pytest.raises(ApprovalDeniedError, match=r"b\.txt"):
+        await apply(h, MANY)
+    assert h.files.writes == [] and h.files.deleted == []
+
+
+async def test_an_allow_rule_lets_a_patch_through_only_when_it_covers_every_path() -> None:
+    two_in_src = patch("*** Add File: src/x.py", "+x", "*** Add File: src/y.py", "+y")
+    h = harness()
+    person = ScriptedApprover(allow=["apply_patch"])
+    h.approver = _policy(Rule("apply_patch", "src/*", "allow"), person=person)
+    await apply(h, two_in_src)
+    assert person.requests == []
+    await apply(h, patch("*** Add File: src/z.py", "+z", "*** Add File: docs/z.md", "+z"))
+    assert [r.subjects for r in person.requests] == [("src/z.py", "docs/z.md")]
 
 
 async def test_a_one_file_patch_is_approved_on_its_path_and_protected_places_always_ask() -> None:

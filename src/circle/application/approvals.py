@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from circle.domain.approval_rules import Rule, RuleLayer, decide, session_allow
+from circle.domain.approval_rules import Rule, RuleLayer, decide, decide_all, session_allow
 
 from .ports.approver import ApprovalDecision, ApprovalRequest, Approver
 
@@ -80,7 +80,10 @@ class ApprovalPolicy:
 
     def _verdict(self, request: ApprovalRequest) -> ApprovalDecision | str:
         """A decision, or the reason the call must ask."""
-        rule = decide(request.tool_name, request.subject, self.layers)
+        if request.subjects:
+            rule = decide_all(request.tool_name, request.subjects, self.layers)
+        else:
+            rule = decide(request.tool_name, request.subject, self.layers)
         if rule.effect == "deny":
             return ApprovalDecision(allowed=False, reason=rule.describe())
         if request.always_ask:

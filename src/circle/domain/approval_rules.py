@@ -152,6 +152,24 @@ def decide(tool: str, subject: str, layers: Mapping[RuleLayer, Sequence[Rule]]) 
     return best
 
 
+def decide_all(
+    tool: str, subjects: Sequence[str], layers: Mapping[RuleLayer, Sequence[Rule]]
+) -> RuleDecision:
+    """What the rules say of one call about several subjects (a patch of several files).
+
+    A ``deny`` of any subject denies, else an ``ask`` of any asks; ``allow`` only when every
+    subject is allowed; else no rule decides.
+    """
+    decisions = [decide(tool, subject, layers) for subject in subjects]
+    for effect in ("deny", "ask"):
+        for decision in decisions:
+            if decision.effect == effect:
+                return decision
+    if decisions and all(d.effect == "allow" for d in decisions):
+        return decisions[0]
+    return RuleDecision(None)
+
+
 __all__ = [
     "EFFECTS",
     "LAYERS",
@@ -161,6 +179,7 @@ __all__ = [
     "RuleDecision",
     "RuleLayer",
     "decide",
+    "decide_all",
     "exact_pattern",
     "parse_rules",
     "session_allow",

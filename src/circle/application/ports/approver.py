@@ -20,6 +20,8 @@ class ApprovalRequest:
             every mode.
         safe: The command is known to be read-only.
         hook_allowed: A PreToolUse hook (or the person, asked for a hook) allowed this call.
+        subjects: Every path a call about several files changes (a patch); the rules judge each,
+            and ``subject`` is then empty.
     """
 
     tool_name: str
@@ -31,6 +33,7 @@ class ApprovalRequest:
     always_ask: bool = False
     safe: bool = False
     hook_allowed: bool = False
+    subjects: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -190,13 +190,15 @@ class ToolContext:
         summary: str,
         *,
         subject: str = "",
+        subjects: Sequence[str] = (),
         outside_workspace: bool = False,
         always_ask: bool = False,
         safe: bool = False,
     ) -> None:
         """Ask before a change; raise :class:`ApprovalDeniedError` when refused.
 
-        The summary and subject are shown with saved secrets written ``%NAME%``.
+        ``subjects``: every path of a change to several files (each judged by the rules). The
+        summary and subjects are shown with saved secrets written ``%NAME%``.
         """
         decision = await self.approver.decide(
             ApprovalRequest(
@@ -205,6 +207,7 @@ class ToolContext:
                 summary=escape_for_display(self.secrets.mask(summary)),
                 workspace=self.workspace,
                 subject=self.secrets.mask(subject),
+                subjects=tuple(self.secrets.mask(each) for each in subjects),
                 outside_workspace=outside_workspace,
                 always_ask=always_ask,
                 safe=safe,

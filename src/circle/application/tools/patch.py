@@ -6,8 +6,8 @@ operations run in order on a plan in memory (so a file added and then updated wo
 state of each file is written, after one approval. If a write fails, the files already written are put
 back as they were (folders made on the way stay), and the model is told nothing was applied.
 
-One approval covers every file: a patch of one file is matched by the approval rules on its path; a
-patch of several files is matched on an empty subject, so only ``*`` rules and the mode decide it.
+One approval covers every file: the approval rules judge each path the patch changes (a deny or an
+ask of any one decides; an allow needs every path allowed).
 """
 
 from __future__ import annotations
@@ -109,6 +109,7 @@ async def _approve(plan: _Plan, ctx: ToolContext) -> None:
         "edit",
         "patch " + ", ".join(plan.changes),
         subject=shown[0] if len(shown) == 1 else "",
+        subjects=tuple(shown) if len(shown) > 1 else (),
         always_ask=any(is_protected_path(path) for path in shown),
     )
 
