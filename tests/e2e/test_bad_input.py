@@ -94,6 +94,14 @@ def test_bad_settings_file(cli: Circle) -> None:
     assert "settings.json is not valid JSON" in _one_clean_line(done.stderr)
 
 
+def test_a_settings_file_nested_too_deeply(cli: Circle) -> None:
+    cli.home.mkdir(parents=True, exist_ok=True)
+    (cli.home / "settings.json").write_text('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    done = cli.run("-p", "--yolo", "hello")
+    assert done.returncode == 1
+    assert "settings.json is not usable JSON: it is nested too deeply" in _one_clean_line(done.stderr)
+
+
 def test_unknown_session(cli: Circle) -> None:
     done = cli.run("-p", "--yolo", "--session", "nope", "hello")
     assert done.returncode == 1

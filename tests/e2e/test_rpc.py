@@ -79,15 +79,18 @@ def test_malformed_lines_are_answered_with_parse_and_empty_lines_skipped(rpc: Rp
     rpc.write("[1, 2]\n")
     rpc.write('{"id": "x"}\n')
     rpc.write('{"id": "y", "type": "no_such_command"}\n')
+    rpc.write('{"id": "deep", "type": "get_state", "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
     rpc.write('{"id": "z", "type": "get_state"}\r\n')
     rpc.wait_for(lambda d: d.get("id") == "z")
     responses = [line for line in rpc.lines if line["type"] == "response"]
-    assert [r["command"] for r in responses] == ["parse", "parse", "parse", "no_such_command", "get_state"]
+    kinds = [r["command"] for r in responses]
+    assert kinds == ["parse", "parse", "parse", "no_such_command", "parse", "get_state"]
     assert responses[0]["error"].startswith("Failed to parse command")
     assert "id" not in responses[0]
     assert responses[2]["id"] == "x"
     assert "unknown command 'no_such_command'" in responses[3]["error"]
-    assert [r["success"] for r in responses] == [False, False, False, False, True]
+    assert "nested too deeply" in responses[4]["error"]
+    assert [r["success"] for r in responses] == [False, False, False, False, False, True]
 
 
 def test_a_bad_field_fails_the_command_without_stopping_circle(rpc: RpcProcess) -> None:

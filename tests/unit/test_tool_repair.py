@@ -9,6 +9,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field, JsonValue
 
+from circle.domain.messages import ToolCallPart
 from circle.domain.tool_repair import Repaired, RepairError, repair_call
 
 
@@ -238,3 +239,10 @@ def test_both_spellings_of_an_argument_are_left_for_the_tool_to_refuse() -> None
 def test_a_long_bad_value_is_shortened_in_the_error() -> None:
     result = repair_call("read_file", args(file_path="a", offset="x" * 5000), TOOLS)
     assert isinstance(result, RepairError) and len(result.message) < 400
+
+
+def test_arguments_nested_past_the_parsers_depth_are_refused_not_a_crash() -> None:
+    deep = '{"command": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    checked = repair_call("execute", deep, {"execute": {"type": "object"}})
+    assert isinstance(checked, RepairError)
+    assert ToolCallPart(id="c1", name="execute", arguments=deep).parsed_arguments() is None

@@ -96,7 +96,7 @@ class ToolCallPart(_Frozen):
         """The arguments as an object, or None when they are not a JSON object."""
         try:
             value = json.loads(self.arguments or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             return None
         return value if isinstance(value, dict) else None
 

@@ -128,20 +128,20 @@ def _decode(raw: str, notes: list[str]) -> JsonValue:
     try:
         value: JsonValue = json.loads(text)
         return value
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     if fence is not None and text.endswith("```"):
         try:
             value = json.loads(text[:-3])
             return value
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
     if not text.startswith("{"):
         return None
     decoder = json.JSONDecoder()
     try:
         value, end = decoder.raw_decode(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     rest = text[end:].strip()
     if fence is not None and rest.startswith("```"):
@@ -149,7 +149,7 @@ def _decode(raw: str, notes: list[str]) -> JsonValue:
     if rest.startswith("{"):
         try:
             decoder.raw_decode(rest)
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
         else:
             return None  # two objects: perhaps two calls run together; not ours to choose
@@ -280,7 +280,7 @@ def _fits(value: JsonValue, types: set[str]) -> bool:
 def _loads(text: str) -> JsonValue:
     try:
         value: JsonValue = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value
 

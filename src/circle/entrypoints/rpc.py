@@ -124,6 +124,9 @@ class RpcServer:
         except ValueError as exc:
             self.out.write(_failure("parse", f"Failed to parse command: {exc}"))
             return
+        except RecursionError:
+            self.out.write(_failure("parse", "Failed to parse command: it is nested too deeply"))
+            return
         if not isinstance(command, dict):
             self.out.write(_failure("parse", "Failed to parse command: a command is a JSON object"))
             return

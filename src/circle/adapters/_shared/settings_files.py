@@ -141,6 +141,8 @@ def _parse_json(content: bytes, path: Path) -> object:
         return json.loads(text)
     except ValueError as exc:
         raise ConfigError(f"{path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path} is not usable JSON: it is nested too deeply") from None
 
 
 def _write_json(path: Path, value: object) -> None:
