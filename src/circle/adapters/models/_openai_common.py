@@ -86,7 +86,7 @@ def parse_json(data: str | bytes) -> object:
     """Parsed JSON, or :class:`ProviderProtocolError` naming what came instead."""
     try:
         return json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ProviderProtocolError(f"the endpoint sent data that is not JSON: {data[:200]!r}") from None
 
 

@@ -255,7 +255,7 @@ def _message_events(message: object) -> list[tuple[str, Wire]]:
 def _parse(data: str | bytes) -> object:
     try:
         return json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ProviderProtocolError(f"the endpoint sent data that is not JSON: {data[:200]!r}") from None
 
 

@@ -60,7 +60,7 @@ class _KeepingTranslator(StreamTranslator):
             if text:
                 try:
                     self.blocks[index]["input"] = json.loads(text)
-                except ValueError:
+                except (ValueError, RecursionError):
                     raise ProviderProtocolError(
                         f"the endpoint sent a tool input that is not JSON: {text[:200]!r}"
                     ) from None

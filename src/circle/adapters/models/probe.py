@@ -59,7 +59,7 @@ class HttpEndpointProbe:
                     continue
                 try:
                     listing = read_listing(response.json())
-                except ValueError:
+                except (ValueError, RecursionError):
                     listing = None
                 if listing is None:
                     continue
