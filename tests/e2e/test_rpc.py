@@ -327,7 +327,9 @@ def test_jobs_are_listed_stopped_and_a_finished_one_starts_a_turn(cli: Circle, r
     rpc.wait_for(lambda d: d.get("type") == "agent_settled", after=rpc.lines.index(job_turn))
     notice = cli.gateway.requests[-1].json()["messages"][-1]
     assert notice["role"] == "user" and "job-2" in notice["content"] and "finished" in notice["content"]
-    ended = [e for e in rpc.events("job") if e["id"] == "job-2"]
+    told = [(e["id"], e["status"]) for e in rpc.events("job")]
+    assert told[:2] == [("job-1", "running"), ("job-2", "running")]
+    ended = [e for e in rpc.events("job") if e["id"] == "job-2" and e["status"] != "running"]
     assert ended and ended[0]["status"] == "exited" and ended[0]["exitCode"] == 0
     stopped = rpc.request("stop_job", job_id="job-1")["data"]["job"]
     assert stopped["id"] == "job-1" and stopped["status"] == "stopped"
@@ -343,6 +345,8 @@ def test_background_moves_the_waited_on_command_to_a_job(cli: Circle, rpc: RpcPr
     time.sleep(0.3)
     moved = rpc.request("background")
     assert moved["data"] == {"moved": 1}
+    started = rpc.event("job")
+    assert (started["id"], started["status"], started["command"]) == ("job-1", "running", command)
     ended = rpc.event("tool_execution_end")
     assert "job-1" in ended["result"]["content"][0]["text"]
     rpc.event("agent_settled")

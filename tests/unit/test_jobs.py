@@ -96,6 +96,16 @@ async def test_execute_in_the_background_starts_a_job_with_its_output_file() -> 
     assert h.processes.calls == []  # nothing ran in the foreground
 
 
+async def test_listeners_hear_of_each_job_as_it_starts() -> None:
+    h = harness()
+    jobs = manager(h)
+    heard: list[tuple[str, str]] = []
+    jobs.on_started(lambda job: heard.append((job.id, job.status)))
+    await call(h, context(h, jobs), "execute", command="serve", background=True)
+    await call(h, context(h, jobs), "execute", command="serve", background=True)
+    assert heard == [("job-1", "running"), ("job-2", "running")]
+
+
 async def test_a_background_command_is_approved_like_a_foreground_one() -> None:
     h = harness(approver=Refuser())
     with pytest.raises(ApprovalDeniedError):

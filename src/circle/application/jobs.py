@@ -133,9 +133,14 @@ class JobManager:
         self._next: int | None = None
         self._notices: list[str] = []
         self._listeners: list[Callable[[], None]] = []
+        self._started_listeners: list[Callable[[Job], None]] = []
         self._usage_listeners: list[Callable[[Usage], None]] = []
         self._watchers: set[asyncio.Task[None]] = set()
         self._waiting: list[_Waiting] = []
+
+    def on_started(self, listener: Callable[[Job], None]) -> None:
+        """Call ``listener`` with each job as it starts (the model's, a subagent, a moved command)."""
+        self._started_listeners.append(listener)
 
     def on_ended(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` each time a job ends by itself (its notice is then waiting)."""
@@ -329,6 +334,8 @@ class JobManager:
 
     def _watch_job(self, job: Job) -> None:
         self._jobs[job.id] = job
+        for listener in list(self._started_listeners):
+            listener(job)
         watcher = asyncio.create_task(self._watch(job), name=f"circle-watch-{job.id}")
         self._watchers.add(watcher)
         watcher.add_done_callback(self._watchers.discard)

@@ -100,14 +100,14 @@ class RpcServer:
         )
         if session.jobs is not None:
             jobs = session.jobs
+            jobs.on_started(lambda job: self._job_events([job], session.session_id))
             jobs.on_ended(lambda: self._job_events(jobs.jobs, session.session_id))
 
     def _job_events(self, jobs: list[Job], session_id: str) -> None:
         for job in jobs:
             if self._known_jobs.get(id(job)) != job.status:
                 self._known_jobs[id(job)] = job.status
-                if job.status != "running":
-                    self.out.write({"type": "job", **job_json(job, session_id)})
+                self.out.write({"type": "job", **job_json(job, session_id)})
 
     # the loop --------------------------------------------------------------------------------
 
