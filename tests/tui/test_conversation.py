@@ -8,6 +8,7 @@ from collections.abc import Callable
 from textual.widgets import Markdown
 
 from circle.application.ports.process_runner import ProcessResult
+from circle.domain.errors import ProviderProtocolError
 from circle.domain.messages import Message
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.conversation import Thinking, ToolRow, TurnLine
@@ -151,3 +152,18 @@ async def test_events_it_does_not_know_are_ignored(
         app.sink.emit(Steered())
         await pilot.pause()
         assert len(screen.conversation.children) == before
+
+
+async def test_a_failed_turn_shows_its_error_once(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.model.add(ProviderProtocolError("the endpoint sent data that is not JSON: b'<html>'"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "hello")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        shown = texts(screen)
+        assert shown.count("the endpoint sent data that is not JSON") == 1
+        assert str(screen.conversation.query_one(TurnLine).content).startswith("✗")

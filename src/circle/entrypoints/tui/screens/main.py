@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from circle.application.events import (
+    ErrorReported,
     MessageUpdated,
     RetryScheduled,
     ToolExecutionEnded,
@@ -76,6 +77,8 @@ class MainScreen(Screen[None]):
         self.card: Card | None = None
         self.turn_started: float | None = None
         self.last_interrupt = float("-inf")
+        self.error_shown: str | None = None
+        """The error the conversation already shows for this turn (not shown again at its end)."""
         from circle.entrypoints.tui.screens._commands import SlashCommands
 
         self.commands = SlashCommands(self)
@@ -111,7 +114,10 @@ class MainScreen(Screen[None]):
     def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
         event = message.event
         self.conversation.apply(event)
+        if isinstance(event, ErrorReported):
+            self.error_shown = event.message
         if isinstance(event, TurnStarted):
+            self.error_shown = None
             self.turn_started = self.clock()
             self.busy.show("Thinking…")
         elif isinstance(event, MessageUpdated):
@@ -143,7 +149,7 @@ class MainScreen(Screen[None]):
             error=event.error,
             incomplete=event.incomplete,
         )
-        if event.error:
+        if event.error and event.error != self.error_shown:
             self.conversation.notice(f"error: {event.error}", kind="error")
         self.conversation.add(TurnLine(line))
         self.busy.hide()
