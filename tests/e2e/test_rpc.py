@@ -554,3 +554,20 @@ def test_session_stats_count_a_subagents_tokens(cli: Circle, rpc: RpcProcess) ->
     assert stats["tokens"]["input"] == 340 and stats["tokens"]["output"] == 34
     assert stats["tokens"]["total"] == 374
     rpc.close()
+
+
+def test_a_session_another_circle_has_open_is_refused_in_one_line(cli: Circle) -> None:
+    first = RpcProcess(cli, "--yolo", "--session-id", "held")
+    try:
+        assert first.request("get_state")["data"]["sessionId"] == "held"
+        second = RpcProcess(cli, "--yolo", "--session", "held")
+        try:
+            assert second.proc.wait(timeout=20) == 1
+        finally:
+            second.kill()
+        error = second.lines[-1]
+        assert error["type"] == "error" and "is open in another Circle" in error["message"]
+        assert "Traceback" not in second.stderr
+        assert first.close() == 0
+    finally:
+        first.kill()
