@@ -97,6 +97,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    root = Path(__file__).resolve().parents[1]  # bytecode for the editable install, as bench_cli does
+    subprocess.run([PY, "-m", "compileall", "-q", str(root / "src" / "circle")], check=True)
     gateway = subprocess.Popen([PY, "-m", "circle._testing.gateway", "--rounds", "0"], stdout=subprocess.PIPE)
     assert gateway.stdout is not None
     url = gateway.stdout.readline().decode().strip()

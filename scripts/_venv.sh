@@ -23,4 +23,10 @@ ensure_venv() {
     "$VENV/bin/python" -m pip install -q -e "$target" >&2
     echo "$want" > "$stamp"
   fi
+  # Bytecode for Circle's own modules (pip compiled the others), also where PYTHONDONTWRITEBYTECODE
+  # keeps Python from writing it as it imports: start-up then reads .pyc files instead of compiling.
+  if [ ! -f "$stamp.pyc" ] || [ -n "$(find "$ROOT/src/circle" -name '*.py' -newer "$stamp.pyc" -print -quit)" ]; then
+    "$VENV/bin/python" -m compileall -q "$ROOT/src/circle" >/dev/null 2>&1 || true
+    touch "$stamp.pyc"
+  fi
 }
