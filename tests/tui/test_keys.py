@@ -183,3 +183,28 @@ async def test_a_setup_problem_is_one_line_not_a_traceback(
         await until(pilot, lambda: not app.is_running)
     assert app.return_code == 1
     assert app.error == "settings.json: model: not a string"
+
+
+async def test_shift_tab_cycles_the_mode_and_the_model_hears_of_plan_mode(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.model.add(answer("Planning."), answer("Changing."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        host = app.host
+        assert host is not None
+        await pilot.press("shift+tab")
+        assert host.policy.mode == "accept-edits" and not host.plan_mode
+        assert str(screen.footer.content).endswith("accept-edits")
+        await pilot.press("shift+tab")
+        assert host.policy.mode == "default" and host.plan_mode
+        assert str(screen.footer.content).endswith("plan mode")
+        await send(pilot, screen, "how would you do it?")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        sent = backend.model.requests[-1].messages[-1].text
+        assert sent.startswith("[The person turned plan mode on") and sent.endswith("how would you do it?")
+        await pilot.press("shift+tab")
+        assert host.policy.mode == "default" and not host.plan_mode
+        assert "Default mode" in texts(screen)

@@ -28,6 +28,13 @@ SHELL_OUTPUT_LIMIT = 30_000
 MENTION_LIMIT = 256_000
 
 
+PLAN_MODE_ON = (
+    "[The person turned plan mode on: read, search and ask, but change nothing; when the plan is "
+    "ready, call plan_exit with it.]"
+)
+PLAN_MODE_OFF = "[The person turned plan mode off: changes are allowed again, asking as usual.]"
+
+
 @dataclass
 class ShellOutcome:
     command: str
@@ -46,7 +53,7 @@ class Host:
     backend: Backend
     trusted: bool
     pending_shell: list[str] = field(default_factory=list)
-    """``!command`` outputs waiting to go with the next message."""
+    """What waits to go with the next message: ``!command`` outputs, plan mode turned on or off."""
     session_usage: Usage = field(default_factory=Usage)
     session_cost: float | None = None
     context_tokens: int = 0
@@ -76,6 +83,23 @@ class Host:
     @property
     def plan_mode(self) -> bool:
         return self.session.loop.context.plan_mode.active
+
+    def cycle_mode(self) -> str:
+        """shift+tab: default → accept-edits → plan mode → default. From auto or read-only it goes to
+        default first; it never turns auto on. Returns what is now in force, as the footer says it."""
+        plan = self.session.loop.context.plan_mode
+        if plan.active:
+            plan.leave()
+            self.policy.mode = "default"
+            self.pending_shell.append(PLAN_MODE_OFF)
+            return "default"
+        if self.policy.mode == "accept-edits":
+            self.policy.mode = "default"
+            plan.enter()
+            self.pending_shell.append(PLAN_MODE_ON)
+            return "plan mode"
+        self.policy.mode = "accept-edits" if self.policy.mode == "default" else "default"
+        return self.policy.mode
 
     def count_history(self) -> None:
         """Tokens of a resumed session's stored answers, and the context its last answer used."""

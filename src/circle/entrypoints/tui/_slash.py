@@ -44,6 +44,7 @@ HOTKEYS: tuple[tuple[str, str], ...] = (
     ("tab", "complete a /command or an @file"),
     ("esc", "cancel the turn"),
     ("ctrl+b", "move the command being waited on to the background"),
+    ("shift+tab", "cycle the mode: default, accept edits, plan mode"),
     ("↓ on an empty input", "select the strip of subagents and jobs; enter opens the record"),
     ("ctrl+c twice", "leave Circle"),
     ("!command", "run a command; its output goes to the model with your next message"),

@@ -56,6 +56,7 @@ class MainScreen(Screen[None]):
     BINDINGS = [  # noqa: RUF012
         Binding("escape", "cancel_turn", "cancel", show=False),
         Binding("ctrl+b", "background", "background", show=False, priority=True),
+        Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
         Binding("ctrl+c", "interrupt", "quit", show=False, priority=True),
     ]
 
@@ -309,6 +310,17 @@ class MainScreen(Screen[None]):
             return
         if self.host.cancel():
             self.busy.show("Cancelling…")
+
+    def action_cycle_mode(self) -> None:
+        mode = self.host.cycle_mode()
+        said = {
+            "default": "Default mode: commands and file changes ask.",
+            "accept-edits": "Accept edits: file changes inside the workspace no longer ask.",
+            "plan mode": "Plan mode: nothing changes until you accept a plan.",
+        }
+        self.conversation.notice(said.get(mode, f"Mode: {mode}."), kind="info")
+        self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
+        self.refresh_footer()
 
     @work(group="background")
     async def action_background(self) -> None:
