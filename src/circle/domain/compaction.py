@@ -20,6 +20,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from .budget import MESSAGE_OVERHEAD, RequestBudget, message_tokens
+from .checkpoints import Checkpoint
 from .messages import Message, TextPart
 
 SUMMARY_MARKER = "[Summary of the earlier conversation]"
@@ -34,6 +35,25 @@ def summary_message(summary: str) -> Message:
 
 def is_summary(message: Message) -> bool:
     return message.role == "user" and message.text.startswith(SUMMARY_MARKER)
+
+
+def without_compaction_copies(checkpoints: Sequence[Checkpoint]) -> tuple[list[Message], int]:
+    """A session's stored messages, each once: without the summaries, and without the copies each
+    compaction stored after its summary (the pinned and kept messages, committed with it in one
+    transaction, so at the summary's own time); and how many compactions there were."""
+    kept: list[Message] = []
+    summaries = 0
+    chain_time: float | None = None
+    for checkpoint in sorted(checkpoints, key=lambda cp: cp.seq):
+        if is_summary(checkpoint.message):
+            summaries += 1
+            chain_time = checkpoint.created_at
+            continue
+        if chain_time is not None and checkpoint.created_at == chain_time:
+            continue
+        chain_time = None
+        kept.append(checkpoint.message)
+    return kept, summaries
 
 
 def newest_request(messages: Sequence[Message]) -> int | None:

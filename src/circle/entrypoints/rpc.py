@@ -30,6 +30,7 @@ from circle.application.jobs import Job
 from circle.application.runtime import Runtime
 from circle.application.session import AgentSession
 from circle.domain.catalog import ModelInfo
+from circle.domain.compaction import without_compaction_copies
 from circle.domain.errors import CircleError
 from circle.domain.messages import Usage
 from circle.domain.pricing import cost
@@ -299,13 +300,16 @@ class RpcServer:
     async def get_session_stats(self, command: Mapping[str, JsonValue]) -> JsonValue:
         loop, conversation = self.session.loop, self.session.conversation
         paid = loop.window.session_messages(conversation)
+        stored = await self.runtime.ports.store.checkpoints(self.session.session_id)
+        written, compactions = without_compaction_copies(stored)
         counts = {"user": 0, "assistant": 0, "tool": 0}
         calls = results = 0
-        usage = loop.costs.unstored
-        for message in paid:
+        for message in written:
             counts[message.role] += 1
             calls += len(message.tool_calls)
             results += len(message.tool_results)
+        usage = loop.costs.unstored
+        for message in paid:  # the answers paid for, compactions' own included
             usage = usage + (message.usage or Usage())
         spent = loop.costs.total_cost(paid, loop.costs.unstored)
         return {
@@ -314,7 +318,8 @@ class RpcServer:
             "assistantMessages": counts["assistant"],
             "toolCalls": calls,
             "toolResults": results,
-            "totalMessages": len(paid),
+            "totalMessages": len(written),
+            "compactions": compactions,
             "tokens": {**usage_json(usage), "total": usage.total},
             "costs": {"total": spent, "subagents": loop.costs.usage_cost(loop.costs.unstored)},
         }

@@ -1,0 +1,31 @@
+"""RPC's session stats count what compaction summarized away, and the summary's own tokens."""
+
+from __future__ import annotations
+
+import io
+
+from circle.entrypoints.rpc import Output, RpcServer
+from circle.testing import Call, answer
+
+from .test_compaction import Setup
+
+
+async def test_stats_keep_the_messages_a_compaction_summarized_and_count_the_summary() -> None:
+    setup = Setup()
+    setup.model.add(*[answer("", Call("ls", {})) for _ in range(6)], answer("first done"))
+    runtime = setup.runtime()
+    session = await runtime.new_session()
+    server = RpcServer(runtime, session, Output(io.StringIO()), job_wait_s=0)
+    await session.prompt("look around")
+    before = await server.get_session_stats({})
+    assert isinstance(before, dict)
+    outcome = await session.loop.compact(session.conversation)
+    assert outcome is not None and outcome.summarized > 0
+    after = await server.get_session_stats({})
+    assert isinstance(after, dict)
+    same = ("userMessages", "assistantMessages", "toolCalls", "toolResults", "totalMessages")
+    assert [after[k] for k in same] == [before[k] for k in same]
+    assert (before["compactions"], after["compactions"]) == (0, 1)
+    tokens_before, tokens_after = before["tokens"], after["tokens"]
+    assert isinstance(tokens_before, dict) and isinstance(tokens_after, dict)
+    assert tokens_after["total"] == tokens_before["total"] + 15  # the summary request's own tokens
