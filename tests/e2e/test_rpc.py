@@ -553,6 +553,11 @@ def test_session_stats_count_a_subagents_tokens(cli: Circle, rpc: RpcProcess) ->
     assert (stats["assistantMessages"], stats["toolCalls"]) == (2, 1)
     assert stats["tokens"]["input"] == 340 and stats["tokens"]["output"] == 34
     assert stats["tokens"]["total"] == 374
+    tagged = rpc.events("subagent")
+    assert {e["subagent"]["type"] for e in tagged} == {"explore"}
+    inner = [e["event"]["type"] for e in tagged]
+    assert inner[0] == "turn_start" and "turn_end" in inner and "message_update" not in inner
+    assert next(e["event"]["answer"] for e in tagged if e["event"]["type"] == "turn_end") == "Only a README."
     rpc.close()
 
 

@@ -142,6 +142,17 @@ class CompactionEnded:
     will_retry: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a subagent's own loop (its text deltas left out), tagged with its run: which
+    subagent works on what. ``event`` is never itself a SubagentEvent (subagents start none)."""
+
+    run_id: str
+    subagent_type: str
+    description: str
+    event: AgentEvent
+
+
 AgentEvent = (
     TurnStarted
     | MessageStarted
@@ -156,6 +167,7 @@ AgentEvent = (
     | ErrorReported
     | CompactionStarted
     | CompactionEnded
+    | SubagentEvent
 )
 
 __all__ = [

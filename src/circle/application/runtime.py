@@ -271,6 +271,7 @@ class Runtime:
             home=self.options.home if self.options.home.startswith("/") else None,
             catalog=self.ports.catalog,
             hooks=hooks,
+            events=self.events,
         )
         return AgentLoop(
             model=self.session_model(),

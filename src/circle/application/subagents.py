@@ -40,7 +40,7 @@ from circle.domain.subagents import (
 from .agent_files import AgentFiles, find_agent_files
 from .agent_loop import AgentLoop, Inbox, LoopSettings, TurnResult
 from .conversation import Conversation
-from .events import AgentEvent, MessageEnded, MessageStarted
+from .events import AgentEvent, MessageEnded, MessageStarted, MessageUpdated, SubagentEvent
 from .hooks import HookRunner
 from .jobs import AgentReport
 from .ports.approver import ApprovalDecision, ApprovalRequest
@@ -131,6 +131,19 @@ class _JoinedJournal(TurnJournal):
 class _Discard:
     def emit(self, event: AgentEvent) -> None:
         return None
+
+
+class _Tagged:
+    """Hands a subagent's events to the session's sink, tagged with its run; text deltas stay out."""
+
+    def __init__(self, sink: EventSink, run: SubagentRun) -> None:
+        self.sink = sink
+        self.run = run
+
+    def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, MessageUpdated):
+            return
+        self.sink.emit(SubagentEvent(self.run.id, self.run.subagent_type, self.run.description, event))
 
 
 def _tool_hooks(hooks: HookRunner | None) -> HookRunner | None:
@@ -263,7 +276,7 @@ class Subagents:
             model=self.model,
             tools=self.tools_for(spec),
             context=self.context_for(spec, ctx),
-            events=self.events,
+            events=_Tagged(self.events, run),
             settings=self._settings(spec),
             catalog=self.catalog,
             hooks=self.hooks,
@@ -305,6 +318,7 @@ async def start_subagents(
     home: str | None,
     catalog: ModelCatalog | None = None,
     hooks: HookRunner | None = None,
+    events: EventSink | None = None,
 ) -> Subagents:
     """A session's subagents, its agent files found; ``tools["task"]`` (when offered) is replaced
     by one whose description lists the agent files' subagents. Call it before the loop is made."""
@@ -320,6 +334,7 @@ async def start_subagents(
         problems=found.problems,
         catalog=catalog,
         hooks=hooks,
+        events=events,
     )
     if TASK in tools:
         tools[TASK] = described_task(tools[TASK], found.specs.values())

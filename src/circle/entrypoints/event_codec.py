@@ -19,6 +19,7 @@ from circle.application.events import (
     MessageUpdated,
     RetryScheduled,
     Steered,
+    SubagentEvent,
     ToolExecutionEnded,
     ToolExecutionStarted,
     TurnEnded,
@@ -150,6 +151,9 @@ def event_json(event: AgentEvent) -> dict[str, JsonValue]:
             return {"type": "compaction_start", "reason": reason, "session_id": session_id}
         case CompactionEnded():
             return _compaction_end(event)
+        case SubagentEvent(run_id=run_id, subagent_type=kind, description=description, event=inner):
+            subagent: dict[str, JsonValue] = {"id": run_id, "type": kind, "description": description}
+            return {"type": "subagent", "subagent": subagent, "event": event_json(inner)}
         case _:
             assert_never(event)
 

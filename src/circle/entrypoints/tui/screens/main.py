@@ -17,6 +17,7 @@ from circle.application.events import (
     ErrorReported,
     MessageUpdated,
     RetryScheduled,
+    SubagentEvent,
     ToolExecutionEnded,
     ToolExecutionStarted,
     TurnEnded,
@@ -127,6 +128,8 @@ class MainScreen(Screen[None]):
             self.busy.show(_format.tool_title(event.tool_name, event.args))
             if event.tool_name == "write_todos" and (todos := parse_todos(event.args)) is not None:
                 self.plan.set(todos)
+        elif isinstance(event, SubagentEvent) and isinstance(inner := event.event, ToolExecutionStarted):
+            self.busy.show(f"{event.subagent_type} · {_format.tool_title(inner.tool_name, inner.args)}")
         elif isinstance(event, ToolExecutionEnded):
             self.busy.show("Thinking…")
             self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
