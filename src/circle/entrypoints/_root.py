@@ -1,4 +1,5 @@
-"""The root command: `circle [FOLDER] [@file …] [MESSAGE]` with print mode and JSON events."""
+"""The root command: `circle [FOLDER] [@file …] [MESSAGE]` and the mode it runs in (the interface,
+print, JSON, line or RPC)."""
 
 from __future__ import annotations
 
@@ -56,14 +57,16 @@ def _csv(value: str | None) -> list[str] | None:
 @root.command()
 def run(
     args: Annotated[
-        list[str] | None, typer.Argument(help="[FOLDER] [@file …] [MESSAGE]", show_default=False)
+        list[str] | None, typer.Argument(help="FOLDER, @files and MESSAGE, each optional", show_default=False)
     ] = None,
     print_mode: Annotated[
         bool, typer.Option("-p", "--print", help="Run one prompt and print the answer.")
     ] = False,
     mode: Annotated[
         str | None,
-        typer.Option("--mode", help="json: one JSON event a line; rpc: JSON commands on stdin (see README)."),
+        typer.Option(
+            "--mode", help="json: one JSON event a line; rpc: JSON commands on stdin (see docs/rpc.md)."
+        ),
     ] = None,
     line: Annotated[
         bool, typer.Option("--line", help="Line mode: one prompt a line on stdin, each answer printed.")
