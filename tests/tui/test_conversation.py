@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pydantic import JsonValue
 from textual.widgets import Markdown
 
+from circle.application.events import SubagentEvent, ToolExecutionEnded, ToolExecutionStarted
 from circle.application.ports.process_runner import ProcessResult
 from circle.domain.errors import ProviderProtocolError
 from circle.domain.messages import Message
@@ -167,3 +169,29 @@ async def test_a_failed_turn_shows_its_error_once(
         shown = texts(screen)
         assert shown.count("the endpoint sent data that is not JSON") == 1
         assert str(screen.conversation.query_one(TurnLine).content).startswith("✗")
+
+
+async def test_a_running_subagent_shows_its_current_step_under_its_task_row(
+    make_app: Callable[..., CircleApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        conversation = main_screen(app).conversation
+        args: dict[str, JsonValue] = {
+            "description": "look around",
+            "prompt": "List",
+            "subagent_type": "explore",
+        }
+        conversation.apply(ToolExecutionStarted(tool_call_id="t1", tool_name="task", args=args))
+        step = ToolExecutionStarted(tool_call_id="s1", tool_name="grep", args={"pattern": "TODO"})
+        conversation.apply(SubagentEvent("run1", "explore", "look around", step, parent_call_id="t1"))
+        conversation.apply(SubagentEvent("run2", "explore", "elsewhere", step, parent_call_id="t9"))
+        await pilot.pause()
+        row = conversation.query_one(ToolRow)
+        assert str(row.body.content) == "↳ grep  TODO"
+        conversation.apply(
+            ToolExecutionEnded(tool_call_id="t1", tool_name="task", result="Done.", is_error=False)
+        )
+        await pilot.pause()
+        assert "Done." in str(row.body.content) and "↳" not in str(row.body.content)

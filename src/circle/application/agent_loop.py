@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from uuid import uuid4
 
@@ -57,6 +58,8 @@ from .spending import CostMeter
 from .tools.base import Tool, ToolContext, ToolOutput
 
 log = logging.getLogger("circle.loop")
+CURRENT_CALL: ContextVar[str | None] = ContextVar("circle_tool_call", default=None)
+"""The id of the tool call running in this task (what a subagent it starts is tagged with)."""
 PARALLEL_TOOLS = frozenset({"task"})
 MAX_STOP_CONTINUATIONS = 3
 LARGE_RESULT_CHARS = 60_000
@@ -277,7 +280,11 @@ class AgentLoop:
         arguments = call.parsed_arguments()
         args_event: dict[str, JsonValue] = arguments if arguments is not None else {}
         self.events.emit(ToolExecutionStarted(tool_call_id=call.id, tool_name=call.name, args=args_event))
-        output = await self._invoke(call)
+        token = CURRENT_CALL.set(call.id)
+        try:
+            output = await self._invoke(call)
+        finally:
+            CURRENT_CALL.reset(token)
         if output.usage is not None:
             self._turn_unstored = self._turn_unstored + output.usage
             self.costs.count_unstored(output.usage)

@@ -151,6 +151,8 @@ class SubagentEvent:
     subagent_type: str
     description: str
     event: AgentEvent
+    parent_call_id: str | None = None
+    """The ``task`` call of the session's own turn that runs this subagent, when one does."""
 
 
 AgentEvent = (

@@ -38,7 +38,7 @@ from circle.domain.subagents import (
 )
 
 from .agent_files import AgentFiles, find_agent_files
-from .agent_loop import AgentLoop, Inbox, LoopSettings, TurnResult
+from .agent_loop import CURRENT_CALL, AgentLoop, Inbox, LoopSettings, TurnResult
 from .conversation import Conversation
 from .events import AgentEvent, MessageEnded, MessageStarted, MessageUpdated, SubagentEvent
 from .hooks import HookRunner
@@ -139,11 +139,13 @@ class _Tagged:
     def __init__(self, sink: EventSink, run: SubagentRun) -> None:
         self.sink = sink
         self.run = run
+        self.parent_call_id = CURRENT_CALL.get()
 
     def emit(self, event: AgentEvent) -> None:
         if isinstance(event, MessageUpdated):
             return
-        self.sink.emit(SubagentEvent(self.run.id, self.run.subagent_type, self.run.description, event))
+        run = self.run
+        self.sink.emit(SubagentEvent(run.id, run.subagent_type, run.description, event, self.parent_call_id))
 
 
 def _tool_hooks(hooks: HookRunner | None) -> HookRunner | None:

@@ -152,7 +152,12 @@ def event_json(event: AgentEvent) -> dict[str, JsonValue]:
         case CompactionEnded():
             return _compaction_end(event)
         case SubagentEvent(run_id=run_id, subagent_type=kind, description=description, event=inner):
-            subagent: dict[str, JsonValue] = {"id": run_id, "type": kind, "description": description}
+            subagent: dict[str, JsonValue] = {
+                "id": run_id,
+                "type": kind,
+                "description": description,
+                "parentToolCallId": event.parent_call_id,
+            }
             return {"type": "subagent", "subagent": subagent, "event": event_json(inner)}
         case _:
             assert_never(event)

@@ -20,6 +20,7 @@ from circle.application.events import (
     MessageEnded,
     MessageStarted,
     MessageUpdated,
+    SubagentEvent,
     ToolExecutionEnded,
     ToolExecutionStarted,
 )
@@ -131,6 +132,11 @@ class ToolRow(Vertical):
         self.diff = diff
         self.body.update(diff_text(diff))
 
+    def step(self, text: str) -> None:
+        """While a subagent runs this call: what it does now."""
+        if self.result is None:
+            self.body.update(Text(f"↳ {text}", style="dim"))
+
     def end(self, result: str, *, is_error: bool) -> None:
         self.result = result
         self.remove_class("running")
@@ -206,6 +212,10 @@ class ConversationView(VerticalScroll):
         elif isinstance(event, ToolExecutionEnded):
             if (found := self.tools.get(event.tool_call_id)) is not None:
                 found.end(event.result, is_error=event.is_error)
+        elif isinstance(event, SubagentEvent) and isinstance(inner := event.event, ToolExecutionStarted):
+            parent = self.tools.get(event.parent_call_id or "")
+            if parent is not None:
+                parent.step(tool_title(inner.tool_name, inner.args))
         elif isinstance(event, ErrorReported):
             self.notice(f"error: {event.message}", kind="error")
         elif isinstance(event, BudgetWarned):
