@@ -2,19 +2,17 @@
 
 Both adapters let the SDK send the request (auth, headers, timeouts, status errors) and read
 the streamed body themselves: :func:`post_streamed` skips the SDK's per-call transform,
-:class:`SSEDecoder` splits the body into server-sent events, and :func:`translate_error` is
+:mod:`._sse` (shared with Anthropic) splits the body into events, and :func:`translate_error` is
 the one place where SDK and transport exceptions become :mod:`circle.domain.errors`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import html
 import json
 import re
-from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, cast
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from circle.domain.errors import (
@@ -22,13 +20,11 @@ from circle.domain.errors import (
     ContextOverflowError,
     ModelError,
     ModelHTTPError,
-    ProviderProtocolError,
     RateLimitedError,
 )
 from circle.domain.settings import Endpoint
 
 from ._error_hints import one_line, retry_hints, transport_error
-from ._sse import SSEDecoder
 
 if TYPE_CHECKING:
     import httpx2
@@ -36,7 +32,6 @@ if TYPE_CHECKING:
 
 _NO_KEY = "no-key-needed"
 _MISSING_KEY = "no API key: set CIRCLE_API_KEY or OPENAI_API_KEY (or api_key in credentials.json)"
-_DRAIN_S = 0.1
 _CONTEXT_OVERFLOW = re.compile(
     r"context.(length|window|size)|maximum context|too many tokens|prompt is too long|reduce the length",
     re.IGNORECASE,
@@ -80,24 +75,6 @@ async def post_streamed(client: openai.AsyncOpenAI, path: str, body: bytes) -> h
         options={"security": {"bearer_auth": True}},
         stream=True,
     )
-
-
-def parse_json(data: str | bytes) -> object:
-    """Parsed JSON, or :class:`ProviderProtocolError` naming what came instead."""
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):
-        raise ProviderProtocolError(f"the endpoint sent data that is not JSON: {data[:200]!r}") from None
-
-
-async def drain(response: httpx2.Response) -> None:
-    """Read what follows the end of an answer for a moment, so the connection can be reused."""
-    import httpx2
-
-    with contextlib.suppress(TimeoutError, httpx2.HTTPError, httpx2.StreamError):
-        async with asyncio.timeout(_DRAIN_S):
-            async for _ in cast(AsyncIterator[bytes], response.stream):
-                pass
 
 
 def error_text(error: object) -> str:
@@ -204,10 +181,7 @@ def _body_text(body: object) -> str:
 
 
 __all__ = [
-    "SSEDecoder",
-    "drain",
     "error_text",
-    "parse_json",
     "post_streamed",
     "sdk_client",
     "stream_error_status",

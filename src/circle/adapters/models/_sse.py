@@ -1,6 +1,39 @@
-"""Server-sent events as both model protocols send them: ``event:`` and ``data:`` lines."""
+"""Server-sent events as both model protocols send them: ``event:`` and ``data:`` lines; their JSON
+data, and draining what follows the end of an answer."""
 
 from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, cast
+
+from circle.domain.errors import ProviderProtocolError
+
+if TYPE_CHECKING:
+    import httpx2
+
+DRAIN_S = 0.1
+"""How long to read on after an answer ended, so the connection can be reused."""
+
+
+def parse_json(data: str | bytes) -> object:
+    """Parsed JSON, or :class:`ProviderProtocolError` naming what came instead."""
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        raise ProviderProtocolError(f"the endpoint sent data that is not JSON: {data[:200]!r}") from None
+
+
+async def drain(response: httpx2.Response) -> None:
+    """Read what follows the end of an answer for a moment, so the connection can be reused."""
+    import httpx2
+
+    with contextlib.suppress(TimeoutError, httpx2.HTTPError, httpx2.StreamError):
+        async with asyncio.timeout(DRAIN_S):
+            async for _ in cast(AsyncIterator[bytes], response.stream):
+                pass
 
 
 class SSEDecoder:

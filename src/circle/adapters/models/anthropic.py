@@ -18,13 +18,12 @@ Thinking itself stays enabled.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import html
 import json
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from circle.domain.errors import (
@@ -42,6 +41,7 @@ from circle.domain.settings import Endpoint
 from ._anthropic_wire import RequestEncoder, StreamTranslator, Wire, thinking_scope
 from ._error_hints import one_line, retry_hints, transport_error
 from ._sse import SSEDecoder as _SSEDecoder
+from ._sse import drain, parse_json
 
 if TYPE_CHECKING:
     import anthropic
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 
 _NO_KEY = "no-key-needed"
 _MISSING_KEY = "no API key: set CIRCLE_API_KEY or ANTHROPIC_API_KEY"
-_DRAIN_S = 0.1
 _CONTEXT_OVERFLOW = re.compile(
     r"prompt is too long|exceed(s|ed)? (the )?context|context (window|length|limit)|too many tokens",
     re.IGNORECASE,
@@ -191,20 +190,20 @@ def _rejects_signature(body: object) -> bool:
 async def _events(response: httpx2.Response, translator: StreamTranslator) -> AsyncGenerator[ModelEvent]:
     """The events of a 200 response: server-sent events, or one JSON message."""
     if "json" in response.headers.get("content-type", ""):
-        for kind, message in _message_events(_parse(await response.aread())):
+        for kind, message in _message_events(parse_json(await response.aread())):
             for event in _feed(translator, message, event=kind):
                 yield event
         return
     decoder = _SSEDecoder()
     async for chunk in response.aiter_bytes():
         for name, text in decoder.feed(chunk):
-            for event in _feed(translator, _parse(text), event=name):
+            for event in _feed(translator, parse_json(text), event=name):
                 yield event
             if translator.done:
-                await _drain(response)
+                await drain(response)
                 return
     for name, text in decoder.close():
-        for event in _feed(translator, _parse(text), event=name):
+        for event in _feed(translator, parse_json(text), event=name):
             yield event
 
 
@@ -250,23 +249,6 @@ def _message_events(message: object) -> list[tuple[str, Wire]]:
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     delta = {"type": "message_delta", "delta": {"stop_reason": message.get("stop_reason")}}
     return [*events, ("message_delta", delta), ("message_stop", {"type": "message_stop"})]
-
-
-def _parse(data: str | bytes) -> object:
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):
-        raise ProviderProtocolError(f"the endpoint sent data that is not JSON: {data[:200]!r}") from None
-
-
-async def _drain(response: httpx2.Response) -> None:
-    """Read what follows ``message_stop`` for a moment, so the connection can be reused."""
-    import httpx2
-
-    with contextlib.suppress(TimeoutError, httpx2.HTTPError, httpx2.StreamError):
-        async with asyncio.timeout(_DRAIN_S):
-            async for _ in cast(AsyncIterator[bytes], response.stream):
-                pass
 
 
 def _translate(exc: Exception, endpoint: Endpoint) -> ModelError:

@@ -19,7 +19,8 @@ from circle.domain.model import ModelEvent, ModelRequest, ResponseStarted
 from circle.domain.settings import Endpoint
 
 from ._openai_chat_wire import ChunkTranslator, RequestEncoder
-from ._openai_common import SSEDecoder, drain, parse_json, post_streamed, sdk_client, translate_error
+from ._openai_common import post_streamed, sdk_client, translate_error
+from ._sse import SSEDecoder, drain, parse_json
 
 if TYPE_CHECKING:
     import httpx2

@@ -19,8 +19,9 @@ from circle.domain.errors import ConfigError
 from circle.domain.model import ModelEvent, ModelRequest, ResponseStarted
 from circle.domain.settings import Endpoint
 
-from ._openai_common import SSEDecoder, drain, parse_json, post_streamed, sdk_client, translate_error
+from ._openai_common import post_streamed, sdk_client, translate_error
 from ._openai_responses_wire import EventTranslator, RequestEncoder
+from ._sse import SSEDecoder, drain, parse_json
 
 if TYPE_CHECKING:
     import httpx2
