@@ -184,21 +184,38 @@ async def prepare(
     """
     container = container or Container(config=await make_config(opts, dict(os.environ)))
     config: Config = container.config()
-    if (problem := sandbox_problem(config)) is not None:
-        raise ConfigError(problem)
     trusted = await is_trusted(container, opts.workspace, ask=None if opts.yolo else ask_trust)
     if not opts.yolo and not trusted:
         raise UntrustedFolderError(
             f"{opts.workspace} is not trusted: run `circle trust {opts.workspace}` first, or pass --yolo"
         )
-    layers = load_rule_layers(config.data_dir, opts.workspace, project_trusted=trusted)
-    container.approver.override(ApprovalPolicy(config.approval_mode, layers, person=person))
-    config.options.hooks = load_hooks(config.data_dir, opts.workspace, project_trusted=trusted)
-    for path in config.options.hooks.unapproved:
-        err.write(
-            f"circle: {path} is new or changed and was not run; review it, then `circle trust` approves it\n"
-        )
-    return build_runtime(container), config
+    runtime, _, unapproved = assemble(container, trusted=trusted, person=person)
+    for notice in unapproved:
+        err.write(f"circle: {notice}\n")
+    return runtime, config
+
+
+def assemble(
+    container: Container, *, trusted: bool, person: Approver | None
+) -> tuple[Runtime, ApprovalPolicy, list[str]]:
+    """The runtime once the folder's trust is settled: the approval policy (``person`` answers what
+    asks; None: it is not run) over the person's rules and a trusted project's, and the hooks.
+    Returns the runtime, its policy, and a line for each project hooks file left unapproved.
+
+    Raises ConfigError when commands cannot be sandboxed as configured.
+    """
+    config: Config = container.config()
+    if (problem := sandbox_problem(config)) is not None:
+        raise ConfigError(problem)
+    layers = load_rule_layers(config.data_dir, config.workspace, project_trusted=trusted)
+    policy = ApprovalPolicy(config.approval_mode, layers, person=person)
+    container.approver.override(policy)
+    config.options.hooks = load_hooks(config.data_dir, config.workspace, project_trusted=trusted)
+    unapproved = [
+        f"{path} is new or changed and was not run; review it, then `circle trust` approves it"
+        for path in config.options.hooks.unapproved
+    ]
+    return build_runtime(container), policy, unapproved
 
 
 def job_wait_s(env: Mapping[str, str]) -> float:

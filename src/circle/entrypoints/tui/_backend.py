@@ -24,11 +24,10 @@ from circle.application.ports.approver import Approver
 from circle.application.ports.asker import Asker
 from circle.application.ports.endpoint_probe import ProbeResult
 from circle.application.runtime import Runtime
-from circle.domain.errors import ConfigError
 from circle.domain.secrets import Secrets
 from circle.entrypoints._setup import needs_setup, probe, save_endpoint
-from circle.entrypoints.container import Container, build_runtime, sandbox_problem, trust_list
-from circle.entrypoints.headless import RunOptions, is_trusted, make_config
+from circle.entrypoints.container import Container, trust_list
+from circle.entrypoints.headless import RunOptions, assemble, is_trusted, make_config
 
 
 @dataclass
@@ -114,18 +113,7 @@ class LiveBackend:
 
     async def build(self, *, person: Approver, asker: Asker, trusted: bool) -> Built:
         container = await self._get_container()
-        config = container.config()
-        if (problem := sandbox_problem(config)) is not None:
-            raise ConfigError(problem)
-        layers = load_rule_layers(config.data_dir, self.workspace, project_trusted=trusted)
-        policy = ApprovalPolicy(config.approval_mode, layers, person=person)
-        container.approver.override(policy)
-        config.options.hooks = load_hooks(config.data_dir, self.workspace, project_trusted=trusted)
-        notices = [
-            f"{path} is new or changed and was not run; review it, then `circle trust` approves it"
-            for path in config.options.hooks.unapproved
-        ]
-        runtime = build_runtime(container)
+        runtime, policy, notices = assemble(container, trusted=trusted, person=person)
         runtime.ports.asker = asker
         return Built(runtime=runtime, policy=policy, notices=notices)
 
