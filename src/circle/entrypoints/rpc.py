@@ -402,10 +402,10 @@ class RpcServer:
             raise RpcError(f"a turn is running: {what} when it has ended (or abort it)")
 
     async def _list_models(self) -> list[str]:
-        from .discovery import make_probe
+        from ._setup import probe
 
         base_url, key = self.endpoint
-        found = await make_probe().probe(base_url, key, timeout_s=10.0)
+        found = await probe(base_url, key or "")
         self._endpoint_models = list(found.models)
         return self._endpoint_models
 
