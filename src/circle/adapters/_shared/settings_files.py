@@ -184,8 +184,17 @@ def load_secrets(data: Path) -> dict[str, str]:
 
 
 def save_credentials(data: Path, values: Mapping[str, str]) -> None:
-    data.mkdir(parents=True, exist_ok=True)
-    path = data / "credentials.json"
+    _write_private(data / "credentials.json", values)
+
+
+def save_secrets(data: Path, values: Mapping[str, str]) -> None:
+    """Write secrets.json (0600) with ``values``, the whole set."""
+    _write_private(data / "secrets.json", values)
+
+
+def _write_private(path: Path, values: Mapping[str, str]) -> None:
+    """A JSON object only the person can read (0600)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(dict(values), handle, indent=2)

@@ -7,7 +7,6 @@ container; tests give the app a backend of fakes.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from circle.adapters._shared.settings_files import (
     load_hooks,
     load_rule_layers,
     load_secrets,
+    save_secrets,
 )
 from circle.application.approvals import ApprovalPolicy
 from circle.application.ports.approver import Approver
@@ -126,12 +126,7 @@ class LiveBackend:
 
     def save_secret(self, name: str, value: str) -> Secrets:
         values = {**load_secrets(self.data), name: value}
-        self.data.mkdir(parents=True, exist_ok=True)
-        path = self.data / "secrets.json"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(values, handle, indent=2)
-        os.chmod(path, 0o600)
+        save_secrets(self.data, values)
         return Secrets(values)
 
 
