@@ -6,8 +6,6 @@ to credentials.json (0600), and what the probe found to endpoints.json.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -15,6 +13,7 @@ from circle.adapters._shared.settings_files import (
     load_credentials,
     load_settings,
     save_credentials,
+    save_endpoint_settings,
     save_probed,
 )
 from circle.application.ports.endpoint_probe import ProbeResult
@@ -46,23 +45,7 @@ def save_endpoint(
     data: Path, base_url: str, api_key: str, *, model: str, protocol: str, probed_base_url: str | None = None
 ) -> None:
     """Keep the endpoint in settings.json, the key in credentials.json, the protocol in endpoints.json."""
-    path = data / "settings.json"
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot update {path}: {exc}") from None
-    settings = raw if isinstance(raw, dict) else {}
-    endpoint = settings.get("endpoint")
-    settings["endpoint"] = {
-        **(endpoint if isinstance(endpoint, dict) else {}),
-        "base_url": base_url,
-        "protocol": protocol,
-    }
-    settings["model"] = model
-    data.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-    os.replace(tmp, path)
+    save_endpoint_settings(data, base_url=base_url, protocol=protocol, model=model)
     if api_key:
         save_credentials(data, {**load_credentials(data), "api_key": api_key})
     save_probed(data, base_url, protocol=protocol, probed_base_url=probed_base_url or base_url)

@@ -145,6 +145,25 @@ def _parse_json(content: bytes, path: Path) -> object:
         raise ConfigError(f"{path} is not usable JSON: it is nested too deeply") from None
 
 
+def save_endpoint_settings(data: Path, *, base_url: str, protocol: str, model: str) -> None:
+    """Put the endpoint (base URL, protocol) and the model in settings.json, keeping the rest.
+
+    Raises:
+        ConfigError: settings.json exists but is not JSON (it is left as it is).
+    """
+    path = data / "settings.json"
+    raw = _read_json(path)
+    settings = raw if isinstance(raw, dict) else {}
+    endpoint = settings.get("endpoint")
+    settings["endpoint"] = {
+        **(endpoint if isinstance(endpoint, dict) else {}),
+        "base_url": base_url,
+        "protocol": protocol,
+    }
+    settings["model"] = model
+    _write_json(path, settings)
+
+
 def _write_json(path: Path, value: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
