@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from circle._testing.local import FakeProcessRunner, Hang
+from circle._testing.processes import process_alive, process_gone_async
 from circle.adapters.local.files import LocalFileSystem
 from circle.adapters.local.processes import LocalProcessRunner
 from circle.adapters.local.sandbox import check_bwrap
@@ -35,24 +36,6 @@ def _output(runner: ProcessRunner, path: Path) -> str:
     if isinstance(runner, FakeProcessRunner):
         return runner.outputs.get(str(path), "")
     return path.read_text() if path.exists() else ""
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting for a reaper counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
-
-
-async def _gone(pid: int, *, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while _alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
 
 
 async def _read_pid(path: Path, *, within: float = 5.0) -> int:
@@ -111,13 +94,13 @@ GROUP = (
 async def test_stop_kills_the_whole_process_group_with_grandchildren(tmp_path: Path) -> None:
     process = await LocalProcessRunner().start(GROUP, cwd=str(tmp_path), output_path=str(tmp_path / "j.log"))
     pids = [await _read_pid(tmp_path / name) for name in ("bg.pid", "grandchild.pid", "main.pid")]
-    assert all(_alive(pid) for pid in pids)
+    assert all(process_alive(pid) for pid in pids)
     started = time.monotonic()
     async with asyncio.timeout(10):
         await process.stop()
     assert time.monotonic() - started < 4
     for pid in pids:
-        assert await _gone(pid), f"{pid} survived"
+        assert await process_gone_async(pid), f"{pid} survived"
 
 
 async def test_a_job_runs_while_a_child_holds_its_output_and_stop_ends_the_child(tmp_path: Path) -> None:
@@ -131,7 +114,7 @@ async def test_a_job_runs_while_a_child_holds_its_output_and_stop_ends_the_child
     async with asyncio.timeout(10):
         await process.stop()
         await waiting
-    assert await _gone(child)
+    assert await process_gone_async(child)
     assert (tmp_path / "j.log").read_text() == "started\n"
 
 
@@ -144,12 +127,12 @@ async def test_stop_after_the_command_ended_still_takes_what_it_left(tmp_path: P
         assert await process.wait() == 0
     child = await _read_pid(tmp_path / "bg.pid")
     try:
-        assert _alive(child)
+        assert process_alive(child)
         async with asyncio.timeout(10):
             await process.stop()
-        assert await _gone(child)
+        assert await process_gone_async(child)
     finally:
-        if _alive(child):
+        if process_alive(child):
             os.kill(child, 9)
 
 
@@ -222,7 +205,7 @@ async def test_a_waited_on_command_whose_child_holds_the_output_does_not_hang(tm
         )
     assert time.monotonic() - started < 4
     assert result == ProcessResult(exit_code=0, output="started\n")
-    assert await _gone(int((tmp_path / "bg.pid").read_text()))
+    assert await process_gone_async(int((tmp_path / "bg.pid").read_text()))
 
 
 async def test_cancelling_a_waited_on_command_kills_its_whole_group(tmp_path: Path) -> None:
@@ -234,7 +217,7 @@ async def test_cancelling_a_waited_on_command_kills_its_whole_group(tmp_path: Pa
         with pytest.raises(asyncio.CancelledError):
             await waiting
     for pid in pids:
-        assert await _gone(pid), f"{pid} survived"
+        assert await process_gone_async(pid), f"{pid} survived"
 
 
 async def test_a_moved_command_keeps_running_with_its_grandchildren_and_stop_kills_them_all(
@@ -253,7 +236,7 @@ async def test_a_moved_command_keeps_running_with_its_grandchildren_and_stop_kil
     log = Path(moved.job.output_path)
     assert log == tmp_path / "background_jobs" / "s1" / "job-1.log"
     await asyncio.sleep(2.5)  # past the timeout it was waited on with: nothing stops it
-    assert all(_alive(pid) for pid in pids)
+    assert all(process_alive(pid) for pid in pids)
     ticks = log.read_text().count("tick")
     await asyncio.sleep(0.5)
     assert log.read_text().count("tick") > ticks  # still writing to its job's file
@@ -261,7 +244,7 @@ async def test_a_moved_command_keeps_running_with_its_grandchildren_and_stop_kil
     async with asyncio.timeout(10):
         await jobs.stop("job-1")
     for pid in pids:
-        assert await _gone(pid), f"{pid} survived"
+        assert await process_gone_async(pid), f"{pid} survived"
     await asyncio.sleep(0.1)
     assert jobs.take_notices() == []  # stopped, not ended by itself
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from circle._testing.local import FakeProcessRunner, Hang
+from circle._testing.processes import process_alive, process_gone_async
 from circle.adapters.local.processes import LocalProcessRunner
 from circle.application.ports.process_runner import ProcessResult, ProcessRunner
 
@@ -173,30 +174,6 @@ async def test_stderr_apart_keeps_each_stream_to_the_limit(tmp_path: Path) -> No
         assert len(stream) <= 240
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting for a reaper counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    return state not in ("Z", "X")
-
-
-async def _gone(pid: int, *, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while _alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
-
-
 async def _read_pid(path: Path, *, within: float = 5.0) -> int:
     deadline = time.monotonic() + within
     while not (path.exists() and path.read_text().strip()):
@@ -215,7 +192,7 @@ async def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     assert time.monotonic() - started < 4
     assert "never" not in result.output
     for name in ("bg.pid", "main.pid"):
-        assert await _gone(int((tmp_path / name).read_text())), f"{name} survived"
+        assert await process_gone_async(int((tmp_path / name).read_text())), f"{name} survived"
 
 
 async def test_cancellation_kills_the_whole_process_group(tmp_path: Path) -> None:
@@ -226,8 +203,8 @@ async def test_cancellation_kills_the_whole_process_group(tmp_path: Path) -> Non
     async with asyncio.timeout(5):
         with pytest.raises(asyncio.CancelledError):
             await task
-    assert await _gone(background)
-    assert await _gone(main)
+    assert await process_gone_async(background)
+    assert await process_gone_async(main)
 
 
 async def test_background_child_holding_the_output_does_not_hang(tmp_path: Path) -> None:
@@ -235,7 +212,7 @@ async def test_background_child_holding_the_output_does_not_hang(tmp_path: Path)
     result = await _run(LocalProcessRunner(), "sleep 30 & echo $! > bg.pid; echo started", tmp_path)
     assert time.monotonic() - started < 3
     assert result == ProcessResult(exit_code=0, output="started\n")
-    assert await _gone(int((tmp_path / "bg.pid").read_text()))
+    assert await process_gone_async(int((tmp_path / "bg.pid").read_text()))
 
 
 async def test_background_child_that_let_go_of_the_output_is_left_alone(tmp_path: Path) -> None:
@@ -244,7 +221,7 @@ async def test_background_child_that_let_go_of_the_output_is_left_alone(tmp_path
     assert result.output == "started\n"
     pid = int((tmp_path / "bg.pid").read_text())
     try:
-        assert _alive(pid)
+        assert process_alive(pid)
     finally:
         os.kill(pid, 9)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from circle._testing.gateway import (
@@ -12,25 +11,9 @@ from circle._testing.gateway import (
     chat_text,
     chat_tool_calls,
 )
+from circle._testing.processes import process_gone
 
 from .conftest import Circle
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
-
-
-def _gone(pid: int, *, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while _alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def test_print_mode_stops_a_running_job_and_its_children_when_it_leaves(cli: Circle) -> None:
@@ -44,7 +27,7 @@ def test_print_mode_stops_a_running_job_and_its_children_when_it_leaves(cli: Cir
     assert done.stdout == "The job is running.\n"
     assert "circle: stopped 1 background job\n" in done.stderr
     pid = int((cli.workspace / "job.pid").read_text())
-    assert _gone(pid), "the job's sleep outlived circle"
+    assert process_gone(pid), "the job's sleep outlived circle"
     results = [m["content"] for m in cli.gateway.requests[-1].json()["messages"] if m["role"] == "tool"]
     assert results[0].startswith("Started job-1 (output: ")
     (log,) = (cli.home / "background_jobs").glob("*/job-1.log")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from circle._testing.gateway import chat_text, chat_tool_calls
+from circle._testing.processes import process_alive
 
 from ._rpc import RpcProcess
 from .conftest import Circle, circle_command
@@ -22,14 +23,6 @@ def rpc(cli: Circle) -> Iterator[RpcProcess]:
     process = RpcProcess(cli, "--yolo")
     yield process
     process.kill()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
 
 
 def _wait_file(path: Path, timeout: float = 10) -> str:
@@ -124,9 +117,9 @@ def test_abort_in_the_middle_of_a_command_answers_once_the_turn_stopped(cli: Cir
     ended = [line for line in rpc.lines[:index] if line["type"] == "turn_end"]
     assert ended and ended[-1]["aborted"] is True, "abort answered before the turn had stopped"
     deadline = time.monotonic() + 5
-    while _alive(child) and time.monotonic() < deadline:
+    while process_alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(child), "the command's child outlived the abort"
+    assert not process_alive(child), "the command's child outlived the abort"
     state = rpc.request("get_state")["data"]
     assert state["isStreaming"] is False
     assert rpc.close() == 0
