@@ -88,7 +88,9 @@ class ApprovalPolicy:
             return ApprovalDecision(allowed=False, reason=rule.describe())
         if request.always_ask:
             if request.kind == "other":
-                return request.summary
+                return request.ask_reason or request.summary
+            if request.ask_reason:
+                return request.ask_reason
             return "it touches .git/hooks, .git/config, .gitmodules or .circle/, which always ask"
         if self.mode == "read-only":
             if request.kind == "execute" and request.safe:

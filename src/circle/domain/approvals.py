@@ -39,10 +39,30 @@ from typing import Literal
 from . import _bash
 from ._bash import Command, Compound, Part, Pipeline, Redirect, Script, Word
 
-__all__ = ["CommandVerdict", "classify_command"]
+__all__ = ["CommandVerdict", "PathAccess", "classify_command"]
 
 VerdictKind = Literal["safe", "ask", "refuse"]
 MAX_COMMAND_CHARS = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class PathAccess:
+    """A path a command reads or writes, as far as the classifier can tell.
+
+    Attributes:
+        path: Absolute and normalized (``..`` folded); may hold bash glob characters (``*``, ``?``,
+            ``[...]``) when ``glob`` is set, to be expanded against the real tree by the caller.
+        glob: ``path`` is a pattern.
+        recursive: The program reads (or writes) everything below ``path`` (``grep -r``, ``diff -r``,
+            ``rg``, ``cp -r``).
+        content: The program reads the file's content (``cat``, ``grep``), not only its name or
+            metadata (``ls``, ``stat``).
+    """
+
+    path: str
+    glob: bool = False
+    recursive: bool = False
+    content: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +77,25 @@ class CommandVerdict:
             ``.circle/``: ask even in auto mode.
         words: each simple command's decoded argv, after looking through wrappers, in the order
             they were found (substitutions before the command that uses them).
+        risky: why an always-refused pattern *could* match what the command runs (a target or a
+            program known only at run time, inline interpreter code, an unknown wrapper): it asks
+            even in auto mode, and is refused where nobody can answer. Empty: no such doubt.
+        reads: the paths a ``safe`` command reads (operands, ``<`` redirects, option values that
+            name files), for the caller to expand and check for credential files.
+        writes: the paths the command writes that the classifier could resolve (redirects and
+            known writers), for the caller to resolve through symlinks against the always-ask places.
+        git_dirs: the folders in which a known read-only ``git`` runs, for the caller to check that
+            the repository's configuration runs no program (``core.fsmonitor`` and the like).
     """
 
     kind: VerdictKind
     reason: str
     always_ask: bool = False
     words: tuple[tuple[str, ...], ...] = ()
+    risky: str = ""
+    reads: tuple[PathAccess, ...] = ()
+    writes: tuple[PathAccess, ...] = ()
+    git_dirs: tuple[str, ...] = ()
 
 
 def classify_command(command: str, *, workspace: str, home: str) -> CommandVerdict:

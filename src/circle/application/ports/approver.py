@@ -21,7 +21,10 @@ class ApprovalRequest:
         safe: The command is known to be read-only.
         hook_allowed: A PreToolUse hook (or the person, asked for a hook) allowed this call.
         subjects: Every path a call about several files changes (a patch); the rules judge each,
-            and ``subject`` is then empty.
+            and ``subject`` is then empty. For ``execute``, each simple command of the line,
+            normalized (see :func:`circle.domain.approval_rules.command_subjects`).
+        ask_reason: Why an ``always_ask`` call asks in every mode (a protected place, a command an
+            always-refused pattern could match); empty: the protected places' standard reason.
     """
 
     tool_name: str
@@ -34,6 +37,7 @@ class ApprovalRequest:
     safe: bool = False
     hook_allowed: bool = False
     subjects: tuple[str, ...] = ()
+    ask_reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
