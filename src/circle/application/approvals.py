@@ -3,8 +3,9 @@
 Order of a decision for a call that changes something (reads never come here):
 
 1. A deny rule (session, the person's approvals.json, a trusted project's) denies.
-2. A call that touches .git/hooks, .git/config, .gitmodules or .circle/ asks, in every mode.
-3. read-only mode denies every change (a command known to be read-only still runs).
+2. read-only mode denies every change (a command known to be read-only still runs).
+3. A call that touches an always-ask place (.git/hooks, .git/config, .gitmodules, .circle/, Circle's
+   data folder) or that an always-refused pattern could match asks, in every other mode.
 4. A PreToolUse hook's allow lets it run (it never overrides 1 or an always-refused command,
    which the execute tool refuses before asking).
 5. An ask rule asks; an allow rule allows.
@@ -86,6 +87,10 @@ class ApprovalPolicy:
             rule = decide(request.tool_name, request.subject, self.layers)
         if rule.effect == "deny":
             return ApprovalDecision(allowed=False, reason=rule.describe())
+        if self.mode == "read-only" and request.kind != "other":
+            if request.kind == "execute" and request.safe:
+                return ApprovalDecision(allowed=True)
+            return ApprovalDecision(allowed=False, reason="read-only mode blocks every change")
         if request.always_ask:
             if request.kind == "other":
                 return request.ask_reason or request.summary
@@ -93,8 +98,6 @@ class ApprovalPolicy:
                 return request.ask_reason
             return "it touches .git/hooks, .git/config, .gitmodules or .circle/, which always ask"
         if self.mode == "read-only":
-            if request.kind == "execute" and request.safe:
-                return ApprovalDecision(allowed=True)
             return ApprovalDecision(allowed=False, reason="read-only mode blocks every change")
         if request.hook_allowed:
             return ApprovalDecision(allowed=True)
