@@ -28,16 +28,44 @@ def relative_display(root: str, resolved: str) -> str:
     return resolved
 
 
-_PROTECTED_FILES = (".git/config", ".gitmodules")
-_PROTECTED_FOLDERS = (".git/hooks", ".circle")
+_PROTECTED_FILES = ("config", ".gitmodules")
+_PROTECTED_FOLDERS = ("hooks",)
 
 
 def is_protected_path(relative: str) -> bool:
-    """True for the places whose change always asks: .git/hooks, .git/config, .gitmodules, .circle/."""
-    path = str(PurePosixPath(relative)).lower()
-    if path in _PROTECTED_FILES:
-        return True
-    return any(path == folder or path.startswith(f"{folder}/") for folder in _PROTECTED_FOLDERS)
+    """True for the places whose change always asks: .git/hooks, .git/config, .git itself,
+    .gitmodules and .circle/, at any depth (a nested repository's count too), case-insensitively.
+
+    Examples:
+        >>> is_protected_path("sub/.git/hooks/pre-commit"), is_protected_path("src/app.py")
+        (True, False)
+    """
+    parts = [p for p in str(PurePosixPath(relative)).lower().split("/") if p not in ("", ".")]
+    for index, part in enumerate(parts):
+        following = parts[index + 1] if index + 1 < len(parts) else None
+        if part == ".circle" or (part == ".gitmodules" and following is None):
+            return True
+        if part == ".git" and (following is None or following in (*_PROTECTED_FILES, *_PROTECTED_FOLDERS)):
+            return True
+    return False
+
+
+def always_ask_place(resolved: str, *, workspace: str, data_dir: str | None, home: str | None) -> str:
+    """The always-ask place a resolved absolute path lies in, for a person to read; empty for none.
+
+    The places: Circle's data folder (settings, approvals, hooks, secrets, credentials, sessions),
+    the person's ``~/.circle`` (extensions, skills, agents), and in the workspace (at any depth)
+    ``.git/hooks``, ``.git/config``, ``.git``, ``.gitmodules`` and ``.circle/``.
+    """
+    if data_dir and is_inside(data_dir, resolved):
+        return f"Circle's data folder ({data_dir})"
+    if home and is_inside(f"{home.rstrip('/')}/.circle", resolved):
+        return "~/.circle"
+    if is_inside(workspace, resolved):
+        relative = relative_display(workspace, resolved)
+        if is_protected_path(relative):
+            return relative
+    return ""
 
 
 DATA_ROOTS = ("/conversation_history", "/large_tool_results", "/background_jobs", "/session_plans")
@@ -65,6 +93,7 @@ def data_path(path: str, *, data_dir: str, project: str) -> str | None:
 
 __all__ = [
     "DATA_ROOTS",
+    "always_ask_place",
     "data_path",
     "is_inside",
     "is_protected_path",

@@ -32,9 +32,9 @@ from circle.domain.model import ToolSpec
 from circle.domain.secrets import Secrets
 from circle.domain.transcript import project_folder
 from circle.domain.workspace import (
+    always_ask_place,
     data_path,
     is_inside,
-    is_protected_path,
     join_in_workspace,
     relative_display,
 )
@@ -120,14 +120,21 @@ class ToolContext:
         """Ask before a file change: rules see the workspace-relative path; protected places always ask."""
         inside = is_inside(self.workspace, resolved)
         subject = self.show(resolved) if inside else resolved
+        place = self.always_ask_place(resolved)
         await self.approve(
             tool,
             "edit",
             summary,
             subject=subject,
             outside_workspace=not inside,
-            always_ask=inside and is_protected_path(subject),
+            always_ask=bool(place),
+            ask_reason=f"it changes {place}, which asks in every mode" if place else "",
         )
+
+    def always_ask_place(self, resolved: str) -> str:
+        """The always-ask place ``resolved`` lies in (:func:`~circle.domain.workspace.always_ask_place`)."""
+        home = None if self.home in ("", "~") else self.home
+        return always_ask_place(resolved, workspace=self.workspace, data_dir=self.data_dir, home=home)
 
     async def resolve(self, path: str, *, use: PathUse = "read") -> str:
         """The real path of ``path`` (relative to the workspace), symlinks followed before any decision.
@@ -193,6 +200,7 @@ class ToolContext:
         subjects: Sequence[str] = (),
         outside_workspace: bool = False,
         always_ask: bool = False,
+        ask_reason: str = "",
         safe: bool = False,
     ) -> None:
         """Ask before a change; raise :class:`ApprovalDeniedError` when refused.
@@ -210,6 +218,7 @@ class ToolContext:
                 subjects=tuple(self.secrets.mask(each) for each in subjects),
                 outside_workspace=outside_workspace,
                 always_ask=always_ask,
+                ask_reason=ask_reason,
                 safe=safe,
                 hook_allowed=self.hook_allowed,
             )

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from circle.domain.errors import ToolError
 from circle.domain.patch import AddFile, DeleteFile, UpdateFile, apply_to, parse_patch
-from circle.domain.workspace import is_inside, is_protected_path
+from circle.domain.workspace import is_inside
 
 from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
 
@@ -104,13 +104,15 @@ async def _update(plan: _Plan, operation: UpdateFile, resolved: str, current: by
 
 async def _approve(plan: _Plan, ctx: ToolContext) -> None:
     shown = [ctx.show(path) for path in plan.before]
+    places = [place for path in plan.before if (place := ctx.always_ask_place(path))]
     await ctx.approve(
         TOOL,
         "edit",
         "patch " + ", ".join(plan.changes),
         subject=shown[0] if len(shown) == 1 else "",
         subjects=tuple(shown) if len(shown) > 1 else (),
-        always_ask=any(is_protected_path(path) for path in shown),
+        always_ask=bool(places),
+        ask_reason=f"it changes {places[0]}, which asks in every mode" if places else "",
     )
 
 
