@@ -78,7 +78,7 @@ def test_git_hooks_always_ask_even_in_auto(cli: Circle) -> None:
         execute("c2", "echo x > .git/hooks/post-checkout"),
     ]
     results = run_calls(cli, calls, "--yolo")
-    assert all("not approved" in r and "always ask" in r for r in results), results
+    assert all("not approved" in r and "in every mode" in r for r in results), results
     assert list((cli.workspace / ".git" / "hooks").iterdir()) == []
 
 

@@ -15,7 +15,8 @@ from circle.application.approvals import PlanMode
 from circle.application.jobs import JobManager
 from circle.application.ports.approver import ApprovalKind, ApprovalRequest, Approver
 from circle.application.ports.asker import Asker
-from circle.application.ports.file_system import FileSystem
+from circle.application.credential_files import CredentialFiles
+from circle.application.ports.file_system import FileInfo, FileSystem
 from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.language_servers import LanguageServers
 from circle.application.ports.native_search import NativeSearch
@@ -115,6 +116,7 @@ class ToolContext:
     """What ``task`` starts subagents with; None: subagents are not available (or this is one)."""
     lsp: LanguageServers | None = None
     """What the lsp tool asks; None: it says the session has no language servers."""
+    _credentials: CredentialFiles | None = field(default=None, init=False, repr=False, compare=False)
 
     async def approve_write(self, tool: str, resolved: str, summary: str) -> None:
         """Ask before a file change: rules see the workspace-relative path; protected places always ask."""
@@ -128,7 +130,7 @@ class ToolContext:
             subject=subject,
             outside_workspace=not inside,
             always_ask=bool(place),
-            ask_reason=f"it changes {place}, which asks in every mode" if place else "",
+            ask_reason=f"it changes {place}, which always asks" if place else "",
         )
 
     def always_ask_place(self, resolved: str) -> str:
@@ -150,11 +152,25 @@ class ToolContext:
             return virtual
         written = join_in_workspace(self.workspace, path)
         resolved = await self.files.resolve(written)
-        if is_credential_path(written) or is_credential_path(resolved):
+        if await self.is_credential(written):
             raise ToolError(f"{path} {CREDENTIAL_REFUSAL}")
         if use == "read" and not is_inside(self.workspace, resolved):
             raise ToolError(f"{path} is outside the workspace ({self.workspace})")
         return resolved
+
+    async def is_credential(self, path: str, *, info: FileInfo | None = None) -> bool:
+        """Whether ``path`` (relative to the workspace) is a credential file, by what it is.
+
+        Judged as written, with symlinks resolved (``/proc`` and ``/dev`` paths included), and by inode:
+        a file with other hard links is one when it is the same file as a known credential file.
+        ``info``: the ``stat`` the caller holds the file to, so the file judged is the file used.
+        """
+        if self._credentials is None:
+            home = self.home if self.home.startswith("/") else None
+            self._credentials = CredentialFiles(
+                self.files, workspace=self.workspace, home=home, data_dir=self.data_dir
+            )
+        return await self._credentials.is_credential(join_in_workspace(self.workspace, path), info=info)
 
     @property
     def project(self) -> str:

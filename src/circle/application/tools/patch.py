@@ -112,7 +112,7 @@ async def _approve(plan: _Plan, ctx: ToolContext) -> None:
         subject=shown[0] if len(shown) == 1 else "",
         subjects=tuple(shown) if len(shown) > 1 else (),
         always_ask=bool(places),
-        ask_reason=f"it changes {places[0]}, which asks in every mode" if places else "",
+        ask_reason=f"it changes {places[0]}, which always asks" if places else "",
     )
 
 

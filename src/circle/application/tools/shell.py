@@ -17,6 +17,8 @@ whose end is told to the model like any job's (the snapshot after it is taken at
 
 from __future__ import annotations
 
+import os
+
 from pydantic import Field
 
 from circle.application.jobs import MovedToBackground
@@ -26,6 +28,8 @@ from circle.domain.errors import ToolError
 from circle.domain.redact import redact
 
 from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
+from .command_review import review_command
+from .protected_places import restore_changes, take_snapshot, watched
 
 OUTPUT_LIMIT = 30_000
 DEFAULT_TIMEOUT_S = 120
@@ -52,27 +56,38 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
     if verdict.kind == "refuse":
         raise ToolError(f"refused: {verdict.reason}")
     await ctx.check_command(args.command, words=verdict.words)
+    review = await review_command(verdict, ctx)
     await ctx.approve(
         "execute",
         "execute",
         args.command,
         subject=args.command,
-        always_ask=verdict.always_ask,
-        safe=verdict.kind == "safe",
+        always_ask=review.always_ask,
+        ask_reason=review.ask_reason,
+        safe=review.safe and not review.always_ask,
     )
+    env = {**(ctx.env or os.environ), **review.env} if review.env else ctx.env
     if args.background and ctx.jobs is not None:
-        job = await ctx.jobs.start(args.command, cwd=ctx.workspace, env=ctx.env or None)
+        job = await ctx.jobs.start(args.command, cwd=ctx.workspace, env=env or None)
         return ToolOutput(
             f"Started {job.id} (output: {job.output_path}); you will be told when it ends. "
             "list_jobs shows it, stop_job stops it."
         )
+    places = watched(ctx.workspace, data_dir=ctx.data_dir, home=None if ctx.home in ("", "~") else ctx.home)
+    guard = None if review.protected_write else await take_snapshot(ctx.files, *places)
     snapshot = await ctx.journal.before_command() if ctx.journal is not None else None
     try:
-        result = await _run(args, ctx)
+        result = await _run(args, ctx, env)
     finally:
+        undone = await restore_changes(ctx.files, guard, places[0]) if guard is not None else []
         if ctx.journal is not None:
             await ctx.journal.after_command(snapshot)
     output = redact(ctx.secrets.mask(result.output)).rstrip("\n")
+    if undone:
+        output += (
+            "\n[Circle undid what this command changed in places that always ask first, since nobody "
+            "approved it: " + "; ".join(undone) + ". Ask the person, or use write_file, which asks.]"
+        )
     if isinstance(result, MovedToBackground):
         job = result.job
         so_far = f"Its output so far:\n{output}" if output else "It has written no output so far."
@@ -89,7 +104,7 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(text, is_error=result.exit_code != 0)
 
 
-async def _run(args: ExecuteArgs, ctx: ToolContext) -> ProcessResult | MovedToBackground:
+async def _run(args: ExecuteArgs, ctx: ToolContext, env: dict[str, str]) -> ProcessResult | MovedToBackground:
     """The command run to its end, or moved to the background while it ran (with job manager only)."""
     if ctx.jobs is not None:
         return await ctx.jobs.run_waited(
@@ -97,14 +112,14 @@ async def _run(args: ExecuteArgs, ctx: ToolContext) -> ProcessResult | MovedToBa
             cwd=ctx.workspace,
             timeout_s=args.timeout,
             output_limit=OUTPUT_LIMIT,
-            env=ctx.env or None,
+            env=env or None,
         )
     return await ctx.processes.run(
         args.command,
         cwd=ctx.workspace,
         timeout_s=args.timeout,
         output_limit=OUTPUT_LIMIT,
-        env=ctx.env or None,
+        env=env or None,
     )
 
 
