@@ -5,12 +5,28 @@ Three layers hold rules: ``session`` ("allow for this session" answers, kept in 
 Session and user rules are the person's own; the project's are not.
 
 - A rule matches a call when its ``tool`` is the tool's name or ``*``, and its ``pattern`` (an
-  ``fnmatch`` glob, case-sensitive) matches the call's *subject* as a whole: the command for
-  ``execute``, the workspace-relative path for file tools. ``*`` matches any subject; ``git *``
-  matches ``git status`` but not ``cd x && git status``; ``*`` also crosses ``/`` in paths.
+  ``fnmatch`` glob, case-sensitive) matches the call's *subject* as a whole: the workspace-relative
+  path for file tools, each simple command of the line for ``execute`` (below). ``*`` matches any
+  subject and also crosses ``/`` in paths.
 - ``deny`` beats ``ask`` beats ``allow``, within a layer and across layers.
 - A project may deny or ask, but it cannot allow beyond what the person's own rules allow: a project
   ``allow`` is never the reason a call runs. Where the person's rules also allow, they decide.
+
+Commands (:func:`decide_command`) are judged by their parsed parts, :func:`command_subjects`: each
+simple command of a list, pipeline, subshell, substitution or ``bash -c`` string, with quoting and
+backslashes decoded, whitespace collapsed, wrappers (``command``, ``env``, ``sudo`` ...) looked
+through, ``git``'s global options dropped and a program given by path named by its basename.
+
+- A ``deny`` or ``ask`` applies when it matches any part, or the whole line: ``git push*`` stops
+  ``cd . && git push``, ``command git push``, ``git -c x=1 push``, ``"git" p\\ush`` and
+  ``/usr/bin/git push``.
+- An ``allow`` applies only when it (or another allow) matches every part: ``git status*`` does not
+  allow ``git status && touch x``. An *exact* allow (no wildcard, as "allow for this session"
+  writes) also matches the whole line as written.
+- Fail closed (:func:`doubtful_rule`): where a part is not known before it runs (a variable,
+  substitution or glob; ``$X push``, ``git $(cat verb)``) and a ``deny`` or ``ask`` rule could match
+  what it becomes, the call asks, whatever the mode and the allow rules say; only an exact allow of
+  the whole line, the person's own, lets it run.
 
 The subject is the caller's to compute (it knows the workspace and resolves paths); this module
 only matches strings.
@@ -24,6 +40,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Literal, TypeAlias, get_args
 
+from ._command_subjects import command_subjects, could_match, known_prefix
 from .errors import ConfigError
 
 Effect: TypeAlias = Literal["allow", "ask", "deny"]
@@ -170,6 +187,69 @@ def decide_all(
     return RuleDecision(None)
 
 
+def decide_command(
+    tool: str, command: str, subjects: Sequence[str], layers: Mapping[RuleLayer, Sequence[Rule]]
+) -> RuleDecision:
+    """What the rules say of a command line, judged by its parts (see the module's docstring).
+
+    Args:
+        tool: ``execute``, or another tool that runs a command line.
+        command: The line as written.
+        subjects: Its parts, from :func:`command_subjects`.
+        layers: The rules of each layer.
+
+    Returns:
+        A ``deny`` (then ``ask``) matching the whole line or any part; else an exact allow of the
+        whole line; else an ``allow`` when every part is allowed; else no decision.
+    """
+    decisions = [decide(tool, subject, layers) for subject in (command, *subjects)]
+    for effect in ("deny", "ask"):
+        for decision in decisions:
+            if decision.effect == effect:
+                return decision
+    exact = exact_allow(tool, command, layers)
+    if exact.effect is not None:
+        return exact
+    parts = decisions[1:]
+    if parts and all(d.effect == "allow" for d in parts):
+        return parts[0]
+    return RuleDecision(None)
+
+
+def exact_allow(tool: str, command: str, layers: Mapping[RuleLayer, Sequence[Rule]]) -> RuleDecision:
+    """The person's allow rule, without wildcards, that matches ``command`` as written, if any."""
+    for layer in LAYERS:
+        for rule in layers.get(layer, ()) if layer in PERSONAL_LAYERS else ():
+            if rule.effect == "allow" and _is_exact(rule.pattern) and rule.matches(tool, command):
+                return RuleDecision("allow", layer, rule)
+    return RuleDecision(None)
+
+
+def _is_exact(pattern: str) -> bool:
+    return not re.search(r"[*?\[]", re.sub(r"\[[*?\[]\]", "", pattern))
+
+
+def doubtful_rule(
+    tool: str, subjects: Sequence[str], layers: Mapping[RuleLayer, Sequence[Rule]]
+) -> tuple[Rule, str] | None:
+    """A ``deny`` (else ``ask``) rule that could match what a part not known statically runs.
+
+    Returns:
+        The rule and the part it could match; None when every part is literal or no such rule
+        could match it.
+    """
+    shapes = [(subject, shape) for subject in subjects if (shape := known_prefix(subject)) is not None]
+    for effect in ("deny", "ask"):
+        for layer in LAYERS:
+            for rule in layers.get(layer, ()):
+                if rule.effect != effect or rule.tool not in (tool, "*"):
+                    continue
+                for subject, shape in shapes:
+                    if could_match(rule.pattern, shape):
+                        return rule, subject
+    return None
+
+
 __all__ = [
     "EFFECTS",
     "LAYERS",
@@ -178,8 +258,12 @@ __all__ = [
     "Rule",
     "RuleDecision",
     "RuleLayer",
+    "command_subjects",
     "decide",
     "decide_all",
+    "decide_command",
+    "doubtful_rule",
+    "exact_allow",
     "exact_pattern",
     "parse_rules",
     "session_allow",
