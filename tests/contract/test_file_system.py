@@ -13,7 +13,7 @@ import pytest
 
 from circle._testing.local import InMemoryFileSystem
 from circle.adapters.local.files import LocalFileSystem
-from circle.application.ports.file_system import FileSystem
+from circle.application.ports.file_system import FileSystem, PathChangedError
 
 T0 = 1_600_000_000.0
 
@@ -24,6 +24,7 @@ class Harness:
     root: str
     put: Callable[[str, bytes, float | None], None]
     link: Callable[[str, str], None]
+    hard: Callable[[str, str], None]
 
     def path(self, rel: str) -> str:
         return f"{self.root}/{rel}"
@@ -34,6 +35,10 @@ class Harness:
 
     def symlink(self, rel: str, target: str) -> str:
         self.link(self.path(rel), target)
+        return self.path(rel)
+
+    def hardlink(self, rel: str, existing: str) -> str:
+        self.hard(self.path(rel), existing)
         return self.path(rel)
 
 
@@ -48,7 +53,9 @@ def _local(tmp_path: Path) -> Harness:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         os.symlink(target, path)
 
-    return Harness(LocalFileSystem(), os.path.realpath(tmp_path), put, link)
+    return Harness(
+        LocalFileSystem(), os.path.realpath(tmp_path), put, link, lambda new, old: os.link(old, new)
+    )
 
 
 def _memory() -> Harness:
@@ -58,7 +65,7 @@ def _memory() -> Harness:
     def put(path: str, data: bytes, mtime: float | None) -> None:
         fs.put(path, data, mtime=mtime)
 
-    return Harness(fs, "/ws", put, fs.symlink)
+    return Harness(fs, "/ws", put, fs.symlink, fs.hardlink)
 
 
 @pytest.fixture(params=["local", "memory"])
@@ -255,3 +262,101 @@ async def test_local_write_keeps_the_mode_and_leaves_no_temporary_file(tmp_path:
     assert script.read_bytes() == b"new"
     assert stat.S_IMODE(script.stat().st_mode) == 0o750
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.sh"]
+
+
+async def test_stat_names_the_file_behind_each_hard_link(h: Harness) -> None:
+    async with asyncio.timeout(10):
+        first = h.write("one.txt", "same")
+        second = h.hardlink("two.txt", first)
+        alone = h.write("alone.txt", "other")
+        one, two, other = [await h.fs.stat(p) for p in (first, second, alone)]
+        assert one is not None and two is not None and other is not None
+        assert one.identity == two.identity != other.identity
+        assert (one.links, two.links, other.links) == (2, 2, 1)
+        listed = {info.path: info for info in await h.fs.list_dir(h.root)}
+        assert listed[second].identity == one.identity and listed[second].links == 2
+
+
+async def test_a_write_replaces_the_file_and_leaves_its_other_names_alone(h: Harness) -> None:
+    async with asyncio.timeout(10):
+        first = h.write("one.txt", "same")
+        second = h.hardlink("two.txt", first)
+        await h.fs.write_bytes(second, b"changed", follow_symlinks=False)
+        assert await h.fs.read_bytes(first) == b"same"
+        info = await h.fs.stat(first)
+        assert info is not None and info.links == 1
+
+
+async def test_without_following_a_symlink_in_the_path_fails_and_nothing_happens(h: Harness) -> None:
+    async with asyncio.timeout(10):
+        outside = h.write("outside/f.txt", "secret")
+        h.symlink("inside", h.path("outside"))
+        through = h.path("inside/f.txt")
+        with pytest.raises(PathChangedError, match="changed while it was being read: a symlink appeared"):
+            await h.fs.read_bytes(through, follow_symlinks=False)
+        with pytest.raises(PathChangedError, match="being read"):
+            await h.fs.read_lines(through, offset=1, limit=5, follow_symlinks=False)
+        with pytest.raises(PathChangedError, match="being written: a symlink appeared; nothing was written"):
+            await h.fs.write_bytes(h.path("inside/new.txt"), b"x", follow_symlinks=False)
+        with pytest.raises(PathChangedError, match="being written"):
+            await h.fs.write_bytes(through, b"x", follow_symlinks=False)
+        with pytest.raises(PathChangedError, match="being deleted"):
+            await h.fs.delete(through, follow_symlinks=False)
+        final = h.symlink("final.txt", outside)
+        with pytest.raises(PathChangedError):
+            await h.fs.read_bytes(final, follow_symlinks=False)
+        with pytest.raises(PathChangedError):
+            await h.fs.delete(final, follow_symlinks=False)
+        assert await h.fs.read_bytes(outside) == b"secret"
+        assert await h.fs.stat(h.path("outside/new.txt")) is None
+        assert await h.fs.stat(final) is not None
+
+
+async def test_without_following_symlinks_a_real_path_reads_writes_and_deletes(h: Harness) -> None:
+    async with asyncio.timeout(10):
+        path = h.path("made/below/f.txt")
+        await h.fs.write_bytes(path, b"a\nb\n", follow_symlinks=False)
+        assert await h.fs.read_bytes(path, follow_symlinks=False) == b"a\nb\n"
+        window = await h.fs.read_lines(path, offset=2, limit=1, follow_symlinks=False)
+        assert window.lines == ["b"]
+        await h.fs.delete(path, follow_symlinks=False)
+        assert await h.fs.stat(path) is None
+
+
+async def test_a_read_expecting_one_file_refuses_another_at_the_path(h: Harness) -> None:
+    async with asyncio.timeout(10):
+        path = h.write("f.txt", "first")
+        judged = await h.fs.stat(path)
+        assert judged is not None
+        assert await h.fs.read_bytes(path, follow_symlinks=False, expect=judged) == b"first"
+        h.write("secret.txt", "secret")
+        other = h.hardlink("other.txt", h.path("secret.txt"))
+        await h.fs.delete(path)
+        h.hardlink("f.txt", other)
+        with pytest.raises(PathChangedError, match="another file stands there now; nothing was read"):
+            await h.fs.read_bytes(path, follow_symlinks=False, expect=judged)
+        with pytest.raises(PathChangedError):
+            await h.fs.read_lines(path, offset=1, limit=1, follow_symlinks=False, expect=judged)
+
+
+async def test_scan_keeps_the_files_asked_for_hidden_ones_included_and_stops_at_its_limit(h: Harness) -> None:
+    async with asyncio.timeout(10):
+        h.write(".env", "K=1")
+        h.write("node_modules/p/.env", "K=2")
+        h.write(".git/x/.env", "K=3")
+        h.write("src/main.py", "x")
+        h.write("elsewhere/.env", "K=4")
+        h.symlink("linked", h.path("elsewhere"))
+
+        def keep(path: str) -> bool:
+            return path.endswith("/.env")
+
+        scan = await h.fs.scan(h.root, keep=keep, limit=1000)
+        assert scan.complete
+        found = sorted(info.path for info in scan.files)
+        assert found == [h.path(p) for p in (".env", ".git/x/.env", "elsewhere/.env", "node_modules/p/.env")]
+        assert all(info.inode for info in scan.files)
+        small = await h.fs.scan(h.root, keep=keep, limit=2)
+        assert not small.complete
+        missing = await h.fs.scan(h.path("nowhere"), keep=keep, limit=10)
+        assert missing.complete and missing.files == []

@@ -75,6 +75,52 @@ ORDINARY = [
 ]
 
 
+KERNEL_CREDENTIALS = [
+    "/proc/self/environ",
+    "/proc/1234/environ",
+    "/proc/thread-self/environ",
+    "/proc/*/environ",
+    "/proc/self/cmdline",
+    "/proc/77/mem",
+    "/proc/self/fd/3",
+    "/proc/1/fd/0",
+    "/proc/self/map_files/7f00-7f01",
+    "/proc/12/task/13/environ",
+    "/proc/self/task/9/fd/1",
+    "/dev/fd/0",
+    "/dev/fd/5",
+    "/dev/stdin",
+    "/proc/self/root/home/me/.ssh/id_rsa",
+    "/proc/1/root/w/.env",
+    "/proc/self/root/proc/self/environ",
+    "/proc/self/cwd/.env",
+    "/proc/self/cwd/app/secrets.json",
+]
+KERNEL_ORDINARY = [
+    "/proc/self/status",
+    "/proc/cpuinfo",
+    "/proc/cmdline",
+    "/proc/self/fd",
+    "/proc/self/root",
+    "/proc/self/root/etc/hostname",
+    "/proc/self/cwd/src/main.py",
+    "/dev/null",
+    "/dev/fd",
+    "/w/proc/self/environ",
+    "proc/self/status",
+]
+
+
+@pytest.mark.parametrize("path", KERNEL_CREDENTIALS)
+def test_what_the_kernel_shows_of_a_process_is_a_credential_path(path: str) -> None:
+    assert is_credential_path(path)
+
+
+@pytest.mark.parametrize("path", KERNEL_ORDINARY)
+def test_other_kernel_paths_are_judged_as_paths(path: str) -> None:
+    assert not is_credential_path(path)
+
+
 @pytest.mark.parametrize("path", CREDENTIALS)
 def test_credential_paths_are_recognized(path: str) -> None:
     assert is_credential_path(path)

@@ -40,10 +40,10 @@ class FailingFileSystem(InMemoryFileSystem):
         super().__init__(files)
         self.broken: set[str] = set()
 
-    async def write_bytes(self, path: str, data: bytes) -> None:
+    async def write_bytes(self, path: str, data: bytes, *, follow_symlinks: bool = True) -> None:
         if path in self.broken:
             raise OSError(errno.ENOSPC, "No space left on device", path)
-        await super().write_bytes(path, data)
+        await super().write_bytes(path, data, follow_symlinks=follow_symlinks)
 
 
 @dataclass

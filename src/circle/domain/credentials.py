@@ -18,9 +18,16 @@ Credential files:
 - secret stores by name: ``credentials.json``, ``secrets.json`` and ``*.secrets.json``; Circle's own
   data-folder files ``credentials.json`` and ``secrets.json`` and its extensions' secret files are
   among them.
+- what the kernel shows of a process: ``/proc/<pid>/environ``, ``cmdline``, ``mem``, ``fd/*`` and
+  ``map_files/*`` (``<pid>`` being a number, ``self``, ``thread-self``, a glob or anything else, and
+  ``/proc/<pid>/task/<tid>/...`` the same), and ``/dev/fd/*`` and ``/dev/std{in,out,err}``.
+  ``/proc/<pid>/root/<rest>`` is judged as ``/<rest>`` and ``/proc/<pid>/cwd/<rest>`` as ``<rest>``.
 
 Names are matched whole or by suffix, never by substring: ``monkey.py``, ``pem.txt``,
 ``README.key.md`` and ``environment.py`` are ordinary files.
+
+A hard link has any name: the application compares a file with more than one link by inode with the
+credential files it knows, among them the :data:`HOME_CREDENTIAL_PLACES` of the home folder.
 
 For commands, :func:`command_words` splits a command line with :mod:`shlex` and
 :func:`credential_words` picks the words that name credential files. This is a best effort against
@@ -61,6 +68,28 @@ _TAILS = (
     (".config", "gh", "hosts.yml"),
 )
 _MAGIC = frozenset("*?[")
+_PROC_FILES = frozenset({"environ", "cmdline", "mem"})
+_PROC_FOLDERS = frozenset({"fd", "map_files"})
+_STD_STREAMS = frozenset({"stdin", "stdout", "stderr"})
+
+HOME_CREDENTIAL_PLACES = (
+    ".ssh",
+    ".gnupg",
+    ".aws/credentials",
+    ".netrc",
+    "_netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".docker/config.json",
+    ".kube/config",
+    ".config/gh/hosts.yml",
+)
+"""Where a home folder keeps credential files, relative to it; a folder stands for all below it."""
+
+DATA_CREDENTIAL_PLACES = ("credentials.json", "secrets.json", "extension_secrets")
+"""Circle's own credential files, relative to its data folder; a folder stands for all below it."""
 _SAMPLES = (
     *sorted(_NAMES),
     ".env.local",
@@ -100,11 +129,39 @@ def is_credential_path(path: str) -> bool:
     parts = _parts(path)
     if not parts:
         return False
+    if path.startswith("/") and (kernel := _kernel_verdict(parts)) is not None:
+        return kernel
     if _FOLDERS.intersection(parts):
         return True
     if any(tuple(parts[-len(tail) :]) == tail for tail in _TAILS):
         return True
     return _is_credential_name(parts[-1])
+
+
+def _kernel_verdict(parts: list[str]) -> bool | None:
+    """The verdict on an absolute path below ``/proc`` or ``/dev``; None when it is neither.
+
+    Examples:
+        >>> _kernel_verdict(["proc", "self", "environ"]), _kernel_verdict(["proc", "1", "status"])
+        (True, False)
+    """
+    if parts[0] == "dev":
+        if len(parts) == 2 and parts[1] in _STD_STREAMS:
+            return True
+        return (len(parts) > 2 and parts[1] == "fd") or None
+    if parts[0] != "proc" or len(parts) < 3:
+        return None
+    rest = parts[2:]
+    if len(rest) > 2 and rest[0] == "task":  # /proc/<pid>/task/<tid>/... mirrors /proc/<pid>/...
+        rest = rest[2:]
+    head = rest[0]
+    if head in _PROC_FILES or (head in _PROC_FOLDERS and len(rest) > 1):
+        return True
+    if head == "root" and len(rest) > 1:
+        return is_credential_path("/" + "/".join(rest[1:]))
+    if head == "cwd" and len(rest) > 1:
+        return is_credential_path("/".join(rest[1:]))
+    return None
 
 
 def credential_globs() -> tuple[str, ...]:
@@ -204,6 +261,8 @@ def command_words(command: str) -> list[list[str]]:
 
 
 __all__ = [
+    "DATA_CREDENTIAL_PLACES",
+    "HOME_CREDENTIAL_PLACES",
     "TEMPLATE_SUFFIXES",
     "command_words",
     "credential_globs",

@@ -14,14 +14,15 @@ entered unless the pattern names one of them as a part (``node_modules/**/*.js``
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import stat as stat_module
-import tempfile
+from collections.abc import Callable
 from itertools import islice, pairwise
 
-from circle.application.ports.file_system import FileInfo, FileKind, LineWindow
+from circle.application.ports.file_system import FileInfo, FileKind, FileScan, LineWindow
+
+from . import _nofollow
 
 SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 _MAGIC = re.compile(r"[*?\[{]")
@@ -53,25 +54,46 @@ class LocalFileSystem:
         infos.sort(key=lambda info: info.path)
         return infos
 
-    async def read_bytes(self, path: str, *, limit: int | None = None) -> bytes:
-        with open(path, "rb") as f:
+    async def read_bytes(
+        self,
+        path: str,
+        *,
+        limit: int | None = None,
+        follow_symlinks: bool = True,
+        expect: FileInfo | None = None,
+    ) -> bytes:
+        real = path if not follow_symlinks else os.path.realpath(path)
+        with _nofollow.open_for_reading(real, expect=expect) as fd, os.fdopen(os.dup(fd), "rb") as f:
             return f.read() if limit is None else f.read(max(limit, 0))
 
-    async def read_lines(self, path: str, *, offset: int, limit: int) -> LineWindow:
+    async def read_lines(
+        self,
+        path: str,
+        *,
+        offset: int,
+        limit: int,
+        follow_symlinks: bool = True,
+        expect: FileInfo | None = None,
+    ) -> LineWindow:
         if offset < 1 or limit < 0:
             raise ValueError(f"offset must be 1 or more and limit 0 or more, not {offset} and {limit}")
-        return await asyncio.to_thread(_read_window, path, offset, limit)
+        real = path if not follow_symlinks else os.path.realpath(path)
+        return await asyncio.to_thread(_read_window, real, offset, limit, expect)
 
-    async def write_bytes(self, path: str, data: bytes) -> None:
-        _write_atomically(os.path.realpath(path), data)
+    async def write_bytes(self, path: str, data: bytes, *, follow_symlinks: bool = True) -> None:
+        real = path if not follow_symlinks else os.path.realpath(path)
+        _nofollow.write_atomically(real, data, default_mode=0o666 & ~_umask())
 
-    async def delete(self, path: str) -> None:
-        if os.path.isdir(path) and not os.path.islink(path):
-            raise IsADirectoryError(21, "Is a directory", path)
-        os.unlink(path)
+    async def delete(self, path: str, *, follow_symlinks: bool = True) -> None:
+        if follow_symlinks:  # the folders followed, a link at the end removed itself
+            path = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        _nofollow.unlink(path, link_too=follow_symlinks)
 
     async def glob(self, root: str, pattern: str, *, limit: int) -> list[str]:
         return await asyncio.to_thread(_glob, os.path.normpath(root), pattern, limit)
+
+    async def scan(self, root: str, *, keep: Callable[[str], bool], limit: int) -> FileScan:
+        return await asyncio.to_thread(_scan, os.path.normpath(root), keep, limit)
 
 
 def _info(path: str, st: os.stat_result) -> FileInfo:
@@ -80,13 +102,21 @@ def _info(path: str, st: os.stat_result) -> FileInfo:
         kind = "file"
     elif stat_module.S_ISDIR(st.st_mode):
         kind = "dir"
-    return FileInfo(path=path, kind=kind, size=st.st_size, mtime=st.st_mtime)
+    return FileInfo(
+        path=path,
+        kind=kind,
+        size=st.st_size,
+        mtime=st.st_mtime,
+        device=st.st_dev,
+        inode=st.st_ino,
+        links=st.st_nlink,
+    )
 
 
-def _read_window(path: str, offset: int, limit: int) -> LineWindow:
+def _read_window(path: str, offset: int, limit: int, expect: FileInfo | None) -> LineWindow:
     """Lines ``offset`` .. ``offset + limit - 1``, reading one line at a time."""
     lines: list[str] = []
-    with open(path, "rb") as f:
+    with _nofollow.open_for_reading(path, expect=expect) as fd, os.fdopen(os.dup(fd), "rb") as f:
         raw_lines = islice(f, offset - 1, None)
         for raw in raw_lines:
             if len(lines) == limit:
@@ -99,30 +129,6 @@ def _decode_line(raw: bytes) -> str:
     if raw.endswith(b"\n"):
         raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
     return raw.decode("utf-8", errors="replace")
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    """Write a temporary file beside ``path`` and rename it over, keeping the old file's mode."""
-    if os.path.isdir(path):
-        raise IsADirectoryError(21, "Is a directory", path)
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    try:
-        mode = stat_module.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
 
 
 _UMASK: int | None = None
@@ -186,6 +192,35 @@ def _glob(root: str, pattern: str, limit: int) -> list[str]:
                     found.append((st.st_mtime, path))
     found.sort(key=lambda item: (-item[0], item[1]))
     return [path for _, path in found[:limit]]
+
+
+def _scan(root: str, keep: Callable[[str], bool], limit: int) -> FileScan:
+    """The files below ``root`` that ``keep`` accepts, looking at ``limit`` entries at most."""
+    found: list[FileInfo] = []
+    pending = [root]
+    seen = 0
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > limit:
+                        return FileScan(files=found, complete=False)
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    elif keep(entry.path):
+                        try:
+                            st = entry.stat()
+                        except OSError:  # a broken symlink
+                            continue
+                        if stat_module.S_ISREG(st.st_mode):
+                            found.append(_info(entry.path, st))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except PermissionError:
+            return FileScan(files=found, complete=False)
+    return FileScan(files=found, complete=True)
 
 
 def _split(pattern: str) -> list[str]:

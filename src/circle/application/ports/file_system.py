@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import errno
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 FileKind = Literal["file", "dir", "other"]
+FileUse = Literal["read", "written", "deleted"]
 
 
 @dataclass(frozen=True, slots=True)
 class FileInfo:
+    """What ``stat`` says of a path (symlinks followed).
+
+    ``device`` and ``inode`` name the file itself, whichever of its names the path is; ``links`` is
+    how many names (hard links) it has. An adapter that cannot tell leaves them 0, 0 and 1.
+    """
+
     path: str
     kind: FileKind
     size: int
     mtime: float
+    device: int = 0
+    inode: int = 0
+    links: int = 1
+
+    @property
+    def identity(self) -> tuple[int, int]:
+        """``(device, inode)``: equal for two names of the same file."""
+        return (self.device, self.inode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +42,36 @@ class LineWindow:
     more: bool
 
 
+@dataclass(frozen=True, slots=True)
+class FileScan:
+    """The files a :meth:`FileSystem.scan` kept, and whether it saw the whole tree."""
+
+    files: list[FileInfo] = field(default_factory=list)
+    complete: bool = True
+
+
+class PathChangedError(OSError):
+    """A path met with ``follow_symlinks=False`` was not what it had been: a symlink (or another
+    file) stands where the caller had judged it. Nothing was read, written or deleted."""
+
+    def __init__(self, path: str, use: FileUse, what: str = "a symlink appeared") -> None:
+        verb = {"read": "being read", "written": "being written", "deleted": "being deleted"}[use]
+        message = f"{path} changed while it was {verb}: {what}; nothing was {use}"
+        super().__init__(errno.ELOOP, message, path)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class FileSystem(Protocol):
-    """Paths are absolute. Missing files raise ``FileNotFoundError``; other failures ``OSError``."""
+    """Paths are absolute. Missing files raise ``FileNotFoundError``; other failures ``OSError``.
+
+    ``follow_symlinks=False`` (reads, writes, deletes) takes a path already resolved (``resolve``) and
+    walks it part by part from ``/`` without following a symlink anywhere in it: one that appeared
+    since raises :class:`PathChangedError` and nothing is done. ``expect`` (reads) is the ``stat``
+    the caller judged: a file of another identity at the path raises it too.
+    """
 
     async def resolve(self, path: str) -> str:
         """The real path: symlinks followed, a missing tail kept as written."""
@@ -36,18 +81,42 @@ class FileSystem(Protocol):
 
     async def list_dir(self, path: str) -> list[FileInfo]: ...
 
-    async def read_bytes(self, path: str, *, limit: int | None = None) -> bytes: ...
+    async def read_bytes(
+        self,
+        path: str,
+        *,
+        limit: int | None = None,
+        follow_symlinks: bool = True,
+        expect: FileInfo | None = None,
+    ) -> bytes: ...
 
-    async def read_lines(self, path: str, *, offset: int, limit: int) -> LineWindow:
+    async def read_lines(
+        self,
+        path: str,
+        *,
+        offset: int,
+        limit: int,
+        follow_symlinks: bool = True,
+        expect: FileInfo | None = None,
+    ) -> LineWindow:
         """A window of text lines, read without loading the whole file."""
         ...
 
-    async def write_bytes(self, path: str, data: bytes) -> None:
+    async def write_bytes(self, path: str, data: bytes, *, follow_symlinks: bool = True) -> None:
         """Write the whole file, making its folders."""
         ...
 
-    async def delete(self, path: str) -> None: ...
+    async def delete(self, path: str, *, follow_symlinks: bool = True) -> None: ...
 
     async def glob(self, root: str, pattern: str, *, limit: int) -> list[str]:
         """Files below ``root`` matching ``pattern``, newest first, at most ``limit``."""
+        ...
+
+    async def scan(self, root: str, *, keep: Callable[[str], bool], limit: int) -> FileScan:
+        """Every file below ``root`` whose path ``keep`` accepts, hidden and ignored ones included.
+
+        Folder symlinks are not entered; a kept symlink to a file is stat'ed through. At most
+        ``limit`` entries are looked at: past that the scan stops with ``complete=False``. A missing
+        ``root`` is an empty, complete scan.
+        """
         ...

@@ -12,10 +12,10 @@ from typing import Generic, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from circle.application.approvals import PlanMode
+from circle.application.credential_files import CredentialFiles
 from circle.application.jobs import JobManager
 from circle.application.ports.approver import ApprovalKind, ApprovalRequest, Approver
 from circle.application.ports.asker import Asker
-from circle.application.credential_files import CredentialFiles
 from circle.application.ports.file_system import FileInfo, FileSystem
 from circle.application.ports.image_codec import ImageCodec
 from circle.application.ports.language_servers import LanguageServers

@@ -1,22 +1,29 @@
 """The file tools: ls, read_file, write_file, edit_file and delete.
 
-Credential files are refused to all of them (``ToolContext.resolve``); ``ls`` still lists them, marked,
-since names are not secret and the mark saves the model a refused read. Changes outside the workspace
-are not refused: they ask, their summary saying where.
+Credential files are refused to all of them (``ToolContext.resolve`` and ``ToolContext.is_credential``:
+by name, by real path and by inode, so a hard link to ``.env`` is refused as ``.env``); ``ls`` still
+lists them, marked, since names are not secret and the mark saves the model a refused read. Changes
+outside the workspace are not refused: they ask, their summary saying where.
+
+A file is read and changed at the real path that was judged, with no symlink followed
+(``follow_symlinks=False``), and read only while it is still the file judged (``expect``): a path
+swapped for a symlink or another file in between fails the call and nothing is read or written.
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from pydantic import Field
 
+from circle.application.ports.file_system import FileInfo, PathChangedError
 from circle.domain import media
-from circle.domain.credentials import is_credential_path
 from circle.domain.errors import ToolError
 from circle.domain.messages import DocumentPart, ImagePart
 
-from .base import BuiltinTool, PathUse, ToolArgs, ToolContext, ToolOutput
+from .base import CREDENTIAL_REFUSAL, BuiltinTool, PathUse, ToolArgs, ToolContext, ToolOutput
 
 MAX_LINE_CHARS = 2000
 DEFAULT_READ_LINES = 2000
@@ -39,7 +46,7 @@ async def _ls(args: LsArgs, ctx: ToolContext) -> ToolOutput:
     lines = []
     for entry in entries[:MAX_LS_ENTRIES]:
         name = entry.path.rsplit("/", 1)[-1]
-        mark = ", credential file: not readable" if is_credential_path(entry.path) else ""
+        mark = ", credential file: not readable" if await ctx.is_credential(entry.path, info=entry) else ""
         lines.append(f"{name}/" if entry.kind == "dir" else f"{name}  ({entry.size} bytes{mark})")
     if len(entries) > MAX_LS_ENTRIES:
         lines.append(f"({len(entries) - MAX_LS_ENTRIES} more entries not shown)")
@@ -52,32 +59,55 @@ class ReadFileArgs(ToolArgs):
     limit: int = Field(DEFAULT_READ_LINES, ge=1, le=10000, description="How many lines to read.")
 
 
-async def _existing_file(ctx: ToolContext, path: str, *, use: PathUse = "read") -> str:
-    resolved = await ctx.resolve(path, use=use)
+async def _existing_file(ctx: ToolContext, path: str, *, use: PathUse = "read") -> tuple[str, FileInfo]:
+    """The real path of an existing file and the ``stat`` it was judged by (not a credential file)."""
+    resolved = await ctx.files.resolve(await ctx.resolve(path, use=use))
     info = await ctx.files.stat(resolved)
     if info is None:
         raise ToolError(f"file not found: {path}")
     if info.kind == "dir":
         raise ToolError(f"{path} is a folder, not a file: use ls")
-    return resolved
+    if await ctx.is_credential(resolved, info=info):
+        raise ToolError(f"{path} {CREDENTIAL_REFUSAL}")
+    return resolved, info
+
+
+@asynccontextmanager
+async def _unchanged() -> AsyncIterator[None]:
+    """A path that changed under a read or a write becomes a :class:`ToolError` saying so."""
+    try:
+        yield
+    except PathChangedError as exc:
+        raise ToolError(str(exc)) from None
+
+
+async def _read(ctx: ToolContext, resolved: str, info: FileInfo, *, limit: int | None = None) -> bytes:
+    async with _unchanged():
+        return await ctx.files.read_bytes(resolved, limit=limit, follow_symlinks=False, expect=info)
+
+
+async def _write(ctx: ToolContext, resolved: str, data: bytes) -> None:
+    async with _unchanged():
+        await ctx.files.write_bytes(resolved, data, follow_symlinks=False)
 
 
 async def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
-    resolved = await _existing_file(ctx, args.file_path)
-    head = await ctx.files.read_bytes(resolved, limit=BINARY_SNIFF_BYTES)
+    resolved, info = await _existing_file(ctx, args.file_path)
+    head = await _read(ctx, resolved, info, limit=BINARY_SNIFF_BYTES)
     media_type = media.sniff(head)
     if media_type is not None:
-        return await _read_media(ctx, resolved, media_type, args.file_path)
+        return await _read_media(ctx, resolved, info, media_type, args.file_path)
     named = media.by_extension(resolved)
     if named is not None and b"\x00" in head:
         raise ToolError(
             f"{args.file_path} is named like {named} but its bytes are not a PNG, JPEG, GIF, WebP or PDF file"
         )
     if b"\x00" in head:
-        info = await ctx.files.stat(resolved)
-        size = info.size if info else len(head)
-        raise ToolError(f"{args.file_path} is a binary file ({size} bytes); read_file reads text")
-    window = await ctx.files.read_lines(resolved, offset=args.offset, limit=args.limit)
+        raise ToolError(f"{args.file_path} is a binary file ({info.size} bytes); read_file reads text")
+    async with _unchanged():
+        window = await ctx.files.read_lines(
+            resolved, offset=args.offset, limit=args.limit, follow_symlinks=False, expect=info
+        )
     if not window.lines:
         if args.offset == 1:
             return ToolOutput(f"{ctx.show(resolved)} is empty")
@@ -93,13 +123,14 @@ async def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput("\n".join(out))
 
 
-async def _read_media(ctx: ToolContext, resolved: str, media_type: str, shown: str) -> ToolOutput:
-    info = await ctx.files.stat(resolved)
-    size = info.size if info else 0
+async def _read_media(
+    ctx: ToolContext, resolved: str, info: FileInfo, media_type: str, shown: str
+) -> ToolOutput:
+    size = info.size
     if media_type == media.PDF_TYPE:
         if size > media.MAX_PDF_BYTES:
             raise ToolError(f"{shown} is a PDF of {size} bytes; the limit is {media.MAX_PDF_BYTES}")
-        data = await ctx.files.read_bytes(resolved)
+        data = await _read(ctx, resolved, info)
         name = resolved.rsplit("/", 1)[-1]
         document = DocumentPart(media_type=media_type, data=base64.b64encode(data).decode("ascii"), name=name)
         return ToolOutput(f"PDF {ctx.show(resolved)} ({size} bytes)", attachments=(document,))
@@ -107,7 +138,7 @@ async def _read_media(ctx: ToolContext, resolved: str, media_type: str, shown: s
         raise ToolError(f"{shown} is an image of {size} bytes; the limit is {media.MAX_IMAGE_FILE_BYTES}")
     if ctx.images is None:
         raise ToolError(f"{shown} is an image ({media_type}), and images cannot be read here")
-    data = await ctx.files.read_bytes(resolved)
+    data = await _read(ctx, resolved, info)
     try:
         fitted = await ctx.images.fit(data, max_side=media.MAX_IMAGE_SIDE, max_bytes=media.MAX_IMAGE_BYTES)
     except ValueError as exc:
@@ -124,13 +155,15 @@ class WriteFileArgs(ToolArgs):
 
 
 async def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
-    resolved = await ctx.resolve(args.file_path, use="write")
+    resolved = await ctx.files.resolve(await ctx.resolve(args.file_path, use="write"))
     info = await ctx.files.stat(resolved)
     if info is not None and info.kind == "dir":
         raise ToolError(f"{args.file_path} is a folder")
+    if info is not None and await ctx.is_credential(resolved, info=info):
+        raise ToolError(f"{args.file_path} {CREDENTIAL_REFUSAL}")
     await ctx.approve_write("write_file", resolved, f"write {ctx.where(resolved)}")
-    before = await _before(ctx, resolved, exists=info is not None)
-    await ctx.files.write_bytes(resolved, args.content.encode("utf-8"))
+    before = await _before(ctx, resolved, info)
+    await _write(ctx, resolved, args.content.encode("utf-8"))
     if ctx.journal is not None:
         await ctx.journal.record(resolved, before, args.content.encode("utf-8"))
     lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
@@ -150,8 +183,8 @@ async def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolError("old_string is empty: use write_file to create or overwrite a file")
     if args.old_string == args.new_string:
         raise ToolError("old_string and new_string are the same: nothing would change")
-    resolved = await _existing_file(ctx, args.file_path, use="write")
-    data = await ctx.files.read_bytes(resolved)
+    resolved, info = await _existing_file(ctx, args.file_path, use="write")
+    data = await _read(ctx, resolved, info)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -168,7 +201,7 @@ async def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
         )
     await ctx.approve_write("edit_file", resolved, f"edit {ctx.where(resolved)}")
     updated = text.replace(args.old_string, args.new_string)
-    await ctx.files.write_bytes(resolved, updated.encode("utf-8"))
+    await _write(ctx, resolved, updated.encode("utf-8"))
     if ctx.journal is not None:
         await ctx.journal.record(resolved, data, updated.encode("utf-8"))
     where = text[: text.index(args.old_string)].count("\n") + 1
@@ -176,11 +209,11 @@ async def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(f"Edited {ctx.show(resolved)} ({times})")
 
 
-async def _before(ctx: ToolContext, resolved: str, *, exists: bool) -> bytes | None:
+async def _before(ctx: ToolContext, resolved: str, info: FileInfo | None) -> bytes | None:
     """The file's bytes before a change, for the turn journal (None when absent or not journaled)."""
-    if ctx.journal is None or not exists:
+    if ctx.journal is None or info is None:
         return None
-    return await ctx.files.read_bytes(resolved)
+    return await _read(ctx, resolved, info)
 
 
 class DeleteArgs(ToolArgs):
@@ -188,12 +221,13 @@ class DeleteArgs(ToolArgs):
 
 
 async def _delete(args: DeleteArgs, ctx: ToolContext) -> ToolOutput:
-    resolved = await _existing_file(ctx, args.file_path, use="write")
+    resolved, info = await _existing_file(ctx, args.file_path, use="write")
     if resolved == ctx.workspace:
         raise ToolError("the workspace itself cannot be deleted")
     await ctx.approve_write("delete", resolved, f"delete {ctx.where(resolved)}")
-    before = await _before(ctx, resolved, exists=True)
-    await ctx.files.delete(resolved)
+    before = await _before(ctx, resolved, info)
+    async with _unchanged():
+        await ctx.files.delete(resolved, follow_symlinks=False)
     if ctx.journal is not None:
         await ctx.journal.record(resolved, before, None)
     return ToolOutput(f"Deleted {ctx.show(resolved)}")

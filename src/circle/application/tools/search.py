@@ -1,7 +1,9 @@
 """The search tools: glob (file names) and grep (file contents).
 
 Credential files are left out: glob does not list them (it says how many it left out), grep refuses one
-given as its path and does not search inside them when searching a folder.
+given as its path and does not search inside them when searching a folder. Both judge a path by what it
+is (``ToolContext.is_credential``): a hard link to ``.env`` under another name is left out too, and a
+file grep matched that turns out to be one is dropped from the result.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from circle.application.ports.text_search import GrepQuery, GrepResult
-from circle.domain.credentials import credential_globs, is_credential_path
+from circle.domain.credentials import credential_globs
 from circle.domain.errors import ToolError
 from circle.domain.workspace import relative_display
 
@@ -31,7 +33,7 @@ async def _glob(args: GlobArgs, ctx: ToolContext) -> ToolOutput:
     if (info := await ctx.files.stat(root)) is None or info.kind != "dir":
         raise ToolError(f"no such folder: {args.path}")
     listed = await ctx.files.glob(root, args.pattern, limit=MAX_GLOB_RESULTS + 1)
-    found = [p for p in listed if not await _is_credential(ctx, p)]
+    found = [p for p in listed if not await ctx.is_credential(p)]
     hidden = len(listed) - len(found)
     if not found:
         left_out = f" ({hidden} credential files left out)" if hidden else ""
@@ -42,10 +44,6 @@ async def _glob(args: GlobArgs, ctx: ToolContext) -> ToolOutput:
     if hidden:
         lines.append(f"({hidden} credential files left out)")
     return ToolOutput("\n".join(lines))
-
-
-async def _is_credential(ctx: ToolContext, path: str) -> bool:
-    return is_credential_path(path) or is_credential_path(await ctx.files.resolve(path))
 
 
 class GrepArgs(ToolArgs):
@@ -78,7 +76,7 @@ async def _grep(args: GrepArgs, ctx: ToolContext) -> ToolOutput:
         result = await ctx.search.grep(query)
     except ValueError as exc:
         raise ToolError(f"invalid pattern: {exc}") from None
-    result = _without_credentials(result)
+    result = await _without_credentials(ctx, result)
     show = ctx.show
     if not result.counts and not result.lines:
         return ToolOutput(f"no matches for {args.pattern}")
@@ -96,17 +94,18 @@ async def _grep(args: GrepArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput("\n".join(lines))
 
 
-def _without_credentials(result: GrepResult) -> GrepResult:
-    """The result without lines from credential files, should the search have read any."""
-    if not any(is_credential_path(path) for path in result.counts) and not any(
-        is_credential_path(g.path) for g in result.lines
-    ):
+async def _without_credentials(ctx: ToolContext, result: GrepResult) -> GrepResult:
+    """The result without the files that are credential files (by name, real path or inode)."""
+    paths = {*result.counts, *(g.path for g in result.lines)}
+    refused = {path for path in paths if await ctx.is_credential(path)}
+    if not refused:
         return result
-    return GrepResult(
-        lines=[g for g in result.lines if not is_credential_path(g.path)],
-        counts={p: n for p, n in result.counts.items() if not is_credential_path(p)},
+    kept = GrepResult(
+        lines=[g for g in result.lines if g.path not in refused],
+        counts={p: n for p, n in result.counts.items() if p not in refused},
         truncated=result.truncated,
     )
+    return kept
 
 
 GLOB = BuiltinTool("glob", GlobArgs, _glob)
