@@ -8,6 +8,7 @@ from circle._testing.local import InMemoryFileSystem
 from circle.application.context.system_prompt import Environment, build_system_prompt
 from circle.domain.errors import ConfigError
 from circle.domain.sandbox import (
+    SandboxMounts,
     SandboxPolicy,
     bwrap_argv,
     parse_sandbox,
@@ -137,3 +138,85 @@ async def test_the_environment_section_carries_the_sandbox_note() -> None:
     )
     assert "sandbox" not in plain.split("# Environment", 1)[1]
     assert sandboxed.split("# Environment", 1)[1].splitlines()[-1] == f"- {note}"
+
+
+def _after(argv: list[str], *args: str) -> int:
+    """Where ``args`` stand in ``argv`` (they must, in a row)."""
+    for at in range(len(argv)):
+        if argv[at : at + len(args)] == list(args):
+            return at
+    raise AssertionError(f"{args} not in {argv}")
+
+
+def test_hidden_folders_are_empty_read_only_and_hidden_files_copies_of_the_empty_fd() -> None:
+    mounts = SandboxMounts(hidden_folders=("/home/u/.ssh",), hidden_files=("/home/u/.netrc", "/w/.env"))
+    argv = bwrap_argv(
+        SandboxPolicy("workspace-write", workspace="/w"), ["true"], cwd="/w", mounts=mounts, empty_fd=7
+    )
+    ssh = _after(argv, "--tmpfs", "/home/u/.ssh")
+    assert _after(argv, "--ro-bind-data", "7", "/home/u/.netrc") > _after(argv, "--bind", "/w", "/w")
+    assert _after(argv, "--ro-bind-data", "7", "/w/.env") > _after(argv, "--bind", "/w", "/w")
+    assert ssh < _after(argv, "--remount-ro", "/home/u/.ssh") < argv.index("--unshare-pid")
+    without_fd = bwrap_argv(SandboxPolicy("read-only", workspace="/w"), ["true"], cwd="/w", mounts=mounts)
+    _after(without_fd, "--ro-bind", "/dev/null", "/w/.env")
+
+
+def test_the_folders_bound_into_a_hidden_data_folder_come_back_after_it() -> None:
+    policy = SandboxPolicy("workspace-write", workspace="/w", writable=("/d/background_jobs",), data_dir="/d")
+    mounts = SandboxMounts(hidden_folders=("/d",), read_only=("/d",))
+    argv = bwrap_argv(policy, ["true"], cwd="/w", mounts=mounts)
+    hidden = _after(argv, "--tmpfs", "/d")
+    assert _after(argv, "--ro-bind", "/d", "/d") < hidden, "at one path the hide wins"
+    assert hidden < _after(argv, "--bind-try", "/d/background_jobs", "/d/background_jobs")
+    assert _after(argv, "--bind-try", "/d/background_jobs", "/d/background_jobs") < _after(
+        argv, "--remount-ro", "/d"
+    ), "the mount point is made before the folder turns read-only"
+
+
+def test_a_workspace_inside_a_hidden_folder_is_bound_back_and_its_own_credentials_hidden() -> None:
+    mounts = SandboxMounts(hidden_folders=("/d",), hidden_files=("/d/ws/.env",))
+    argv = bwrap_argv(
+        SandboxPolicy("workspace-write", workspace="/d/ws"), ["true"], cwd="/d/ws", mounts=mounts
+    )
+    assert _after(argv, "--tmpfs", "/d") < _after(argv, "--bind", "/d/ws", "/d/ws")
+    assert _after(argv, "--bind", "/d/ws", "/d/ws") < _after(argv, "--ro-bind", "/dev/null", "/d/ws/.env")
+
+
+def test_always_ask_places_are_read_only_and_the_folders_above_them_pinned() -> None:
+    mounts = SandboxMounts(read_only=("/w/sub/.git/hooks", "/w/.circle", "/home/u/.circle"))
+    argv = bwrap_argv(SandboxPolicy("workspace-write", workspace="/w"), ["true"], cwd="/w", mounts=mounts)
+    workspace = _after(argv, "--bind", "/w", "/w")
+    sub = _after(argv, "--bind", "/w/sub", "/w/sub")
+    git = _after(argv, "--bind", "/w/sub/.git", "/w/sub/.git")
+    hooks = _after(argv, "--ro-bind", "/w/sub/.git/hooks", "/w/sub/.git/hooks")
+    assert workspace < sub < git < hooks
+    _after(argv, "--ro-bind", "/w/.circle", "/w/.circle")
+    _after(argv, "--ro-bind", "/home/u/.circle", "/home/u/.circle")
+    assert "--bind" not in argv[argv.index("--unshare-pid") :]
+    read_only = bwrap_argv(SandboxPolicy("read-only", workspace="/w"), ["true"], cwd="/w", mounts=mounts)
+    assert "/w/sub/.git/hooks" not in read_only, "everything is read-only already"
+
+
+def test_paths_a_hidden_folder_or_the_private_tmp_already_covers_are_left_out() -> None:
+    mounts = SandboxMounts(
+        hidden_folders=("/home/u/.ssh", "/tmp/h/.aws"),
+        hidden_files=("/home/u/.ssh/id_rsa", "/tmp/h/.netrc"),
+        read_only=("/home/u/.ssh/config", "/tmp/h/.circle"),
+    )
+    argv = bwrap_argv(SandboxPolicy("workspace-write", workspace="/w"), ["true"], cwd="/w", mounts=mounts)
+    assert "/home/u/.ssh/id_rsa" not in argv and "/home/u/.ssh/config" not in argv
+    assert not [arg for arg in argv if arg.startswith("/tmp/h")]
+    assert argv.count("/home/u/.ssh") == 2  # --tmpfs and --remount-ro
+
+
+def test_mounts_go_shallow_to_deep_so_the_most_specific_wins() -> None:
+    policy = SandboxPolicy("workspace-write", workspace="/a/b/c/ws")
+    mounts = SandboxMounts(
+        hidden_files=("/a/b/c/ws/.env",), hidden_folders=("/a/b/c/ws/keys/.ssh", "/a/.aws")
+    )
+    argv = bwrap_argv(policy, ["true"], cwd="/a/b/c/ws", mounts=mounts)
+    aws = _after(argv, "--tmpfs", "/a/.aws")
+    workspace = _after(argv, "--bind", "/a/b/c/ws", "/a/b/c/ws")
+    env = _after(argv, "--ro-bind", "/dev/null", "/a/b/c/ws/.env")
+    ssh = _after(argv, "--tmpfs", "/a/b/c/ws/keys/.ssh")
+    assert aws < workspace < env < ssh

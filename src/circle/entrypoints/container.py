@@ -190,13 +190,15 @@ def sandbox_from(
     choice: str | None, settings: SettingsFile, *, workspace: Path, data_dir: Path
 ) -> SandboxPolicy | None:
     """The sandbox asked for (``--sandbox`` beats settings.json's ``sandbox``; None when off), with
-    the data folder's background_jobs/ writable and the network as ``sandbox_network`` says."""
+    the data folder hidden but its background_jobs/, writable, and the network as
+    ``sandbox_network`` says."""
     mode = parse_sandbox(choice) if choice is not None else (settings.sandbox or "off")
     return sandbox_policy(
         mode,
         workspace=str(workspace),
         writable=(str(data_dir / "background_jobs"),),
         network=bool(settings.sandbox_network),
+        data_dir=str(data_dir),
     )
 
 

@@ -29,7 +29,8 @@ With a ``sandbox`` policy (see :mod:`circle.domain.sandbox`) every command runs 
 stop everything. In the sandbox a command's own PID namespace ends with it, so a background child
 never outlives the command, and a command killed by a signal reports 128 + the signal number, as
 bwrap does. Where ``bwrap`` is not on the command's PATH the command is refused with a
-``ToolError``, never run unsandboxed.
+``ToolError``, never run unsandboxed. What the sandbox hides and keeps read-only is looked for anew
+before each command (:func:`~circle.adapters.local.sandbox.find_mounts`, in a worker thread).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from circle.application.ports.process_runner import ProcessResult
 from circle.domain.errors import ToolError
 from circle.domain.sandbox import SandboxPolicy, bwrap_argv
 
-from .sandbox import NOT_INSTALLED, find_bwrap
+from .sandbox import NOT_INSTALLED, find_bwrap, find_mounts, resolved
 
 TERM_GRACE_S = 1.0
 CANCEL_GRACE_S = 0.2
@@ -77,7 +78,8 @@ class LocalProcessRunner:
         separate_stderr: bool = False,
     ) -> ProcessResult:
         shell = self._shell or ("/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh")
-        argv = self._argv([shell, "-c", command], cwd=cwd, env=env)
+        passed: list[int] = []
+        argv = await self._argv([shell, "-c", command], cwd=cwd, env=env, passed=passed)
         transports: list[asyncio.BaseTransport] = []
         write_fds: list[int] = []
         try:
@@ -92,9 +94,10 @@ class LocalProcessRunner:
                     stdout=write_fds[0],
                     stderr=asyncio.subprocess.STDOUT if err is None else write_fds[1],
                     start_new_session=True,
+                    pass_fds=passed,
                 )
             finally:
-                for fd in write_fds:
+                for fd in write_fds + passed:
                     os.close(fd)
             streams = [(out, _Output(output_limit))]
             if err is not None:
@@ -115,9 +118,15 @@ class LocalProcessRunner:
         output_limit: int = 0,
     ) -> LocalRunningProcess:
         shell = self._shell or ("/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh")
-        argv = self._argv([shell, "-c", command], cwd=cwd, env=env)
-        os.makedirs(os.path.dirname(output_path) or ".", exist_ok=True)
-        sink = open(output_path, "ab", buffering=0)  # noqa: SIM115 - closed by the handle
+        passed: list[int] = []
+        argv = await self._argv([shell, "-c", command], cwd=cwd, env=env, passed=passed)
+        try:
+            os.makedirs(os.path.dirname(output_path) or ".", exist_ok=True)
+            sink = open(output_path, "ab", buffering=0)  # noqa: SIM115 - closed by the handle
+        except BaseException:
+            for fd in passed:
+                os.close(fd)
+            raise
         transports: list[asyncio.BaseTransport] = []
         write_fds: list[int] = []
         try:
@@ -131,9 +140,10 @@ class LocalProcessRunner:
                     stdout=write_fds[0],
                     stderr=asyncio.subprocess.STDOUT,
                     start_new_session=True,
+                    pass_fds=passed,
                 )
             finally:
-                for fd in write_fds:
+                for fd in write_fds + passed:
                     os.close(fd)
         except BaseException:
             for transport in transports:
@@ -148,8 +158,11 @@ class LocalProcessRunner:
             kept=_Output(output_limit) if output_limit else None,
         )
 
-    def _argv(self, command: list[str], *, cwd: str, env: Mapping[str, str] | None) -> list[str]:
-        """``command``, or the bwrap command line running it sandboxed."""
+    async def _argv(
+        self, command: list[str], *, cwd: str, env: Mapping[str, str] | None, passed: list[int]
+    ) -> list[str]:
+        """``command``, or the bwrap command line running it sandboxed; the file descriptors bwrap
+        must get are added to ``passed`` (the caller closes them once the command has started)."""
         policy = self._sandbox
         if policy is None:
             return command
@@ -160,7 +173,12 @@ class LocalProcessRunner:
             for folder in policy.writable:
                 with contextlib.suppress(OSError):
                     os.makedirs(folder, exist_ok=True)
-        return bwrap_argv(policy, command, cwd=cwd, bwrap=bwrap)
+        policy = resolved(policy)
+        mounts = await asyncio.to_thread(find_mounts, policy, env=env)
+        empty = os.open(os.devnull, os.O_RDONLY)
+        passed.append(empty)
+        cwd = os.path.realpath(cwd)
+        return bwrap_argv(policy, command, cwd=cwd, bwrap=bwrap, mounts=mounts, empty_fd=empty)
 
 
 class LocalRunningProcess:

@@ -1,21 +1,48 @@
-"""Finding bubblewrap and checking, before anything runs, that it can start here.
+"""Finding bubblewrap, what it must hide and protect, and checking, before anything runs, that it
+can start here.
 
 Circle refuses to work sandboxed without it rather than run commands unsandboxed: the entrypoints
 call :func:`check_bwrap` first and stop with its one-line reason, and the runner refuses a command
 when ``bwrap`` has gone missing since.
+
+:func:`find_mounts` looks, before each command, for what the sandbox covers (see
+:mod:`circle.domain.sandbox`): the home folders' credential places, Circle's data folder and
+``~/.circle``, and a scan of the workspace, hidden and git-ignored files included, for credential
+files (:func:`~circle.domain.credentials.is_credential_path`, judged on the path and on a symlink's
+target) and for the always-ask places of every repository in it (a ``.git`` file's ``gitdir:``
+followed). The scan does not enter ``.git`` folders (their always-ask places are taken by name), nor
+folders only tools fill (:data:`SKIPPED_FOLDERS`, a virtual environment), nor symlinked folders. It
+stops at :data:`SCAN_LIMIT` entries: past that the command is refused, never run half-covered.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
+import posixpath
+import pwd
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Iterable, Mapping
 
-from circle.domain.sandbox import SandboxPolicy, bwrap_argv
+from circle.domain.credentials import is_credential_path
+from circle.domain.errors import ToolError
+from circle.domain.sandbox import (
+    HOME_CREDENTIALS,
+    REPOSITORY_ALWAYS_ASK,
+    SandboxMounts,
+    SandboxPolicy,
+    bwrap_argv,
+)
 
 NOT_INSTALLED = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
 CHECK_TIMEOUT_S = 10.0
+SCAN_LIMIT = 100_000
+"""Entries the workspace scan looks at before it gives up (and the command is refused)."""
+SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+"""Folders that tools fill, not people: the scan does not enter them."""
 _PROBE = ["/bin/true"]
 
 
@@ -35,15 +62,24 @@ def check_bwrap(
 
     Args:
         env: The environment commands get (its PATH is searched); None means the process's own.
-        policy: The policy to try (its workspace must exist); by default a read-only sandbox of
-            ``/`` without network.
+        policy: The policy to try, with what it hides and protects (its workspace must exist); by
+            default a read-only sandbox of ``/`` without network, hiding nothing.
         timeout_s: How long the trial may take.
     """
     bwrap = find_bwrap(env)
     if bwrap is None:
         return NOT_INSTALLED
-    policy = policy if policy is not None and policy.active else SandboxPolicy("read-only", workspace="/")
-    argv = bwrap_argv(policy, _PROBE, cwd=policy.workspace, bwrap=bwrap)
+    mounts = SandboxMounts()
+    if policy is None or not policy.active:
+        policy = SandboxPolicy("read-only", workspace="/")
+    else:
+        policy = resolved(policy)
+        try:
+            mounts = find_mounts(policy, env=env)
+        except ToolError as exc:
+            return str(exc)
+    empty = os.open(os.devnull, os.O_RDONLY)
+    argv = bwrap_argv(policy, _PROBE, cwd=policy.workspace, bwrap=bwrap, mounts=mounts, empty_fd=empty)
     try:
         done = subprocess.run(
             argv,
@@ -54,15 +90,163 @@ def check_bwrap(
             errors="replace",
             timeout=timeout_s,
             check=False,
+            pass_fds=(empty,),
         )
     except subprocess.TimeoutExpired:
         return f"bwrap cannot start here: it did not finish within {timeout_s:g} s"
     except OSError as exc:
         return f"bwrap cannot start here: {exc.strerror or exc}"
+    finally:
+        os.close(empty)
     if done.returncode == 0:
         return None
     lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
     return f"bwrap cannot start here: {lines[0] if lines else f'exit code {done.returncode}'}"
 
 
-__all__ = ["NOT_INSTALLED", "check_bwrap", "find_bwrap"]
+def resolved(policy: SandboxPolicy) -> SandboxPolicy:
+    """``policy`` with its folders' symlinks resolved, as the paths :func:`find_mounts` gives are
+    (so that one path is not spelled two ways when the mounts are ordered)."""
+    return dataclasses.replace(
+        policy,
+        workspace=os.path.realpath(policy.workspace),
+        writable=tuple(os.path.realpath(folder) for folder in policy.writable),
+        data_dir=os.path.realpath(policy.data_dir) if policy.data_dir else None,
+    )
+
+
+def find_mounts(policy: SandboxPolicy, *, env: Mapping[str, str] | None = None) -> SandboxMounts:
+    """What the sandbox hides and protects for ``policy``, as found now on the real file system.
+
+    Args:
+        policy: The sandbox (its workspace is scanned; its data folder is hidden and protected).
+        env: The command's environment: its ``HOME`` is a home folder too, besides the process's
+            own and the account's.
+
+    Raises:
+        ToolError: the workspace holds more than :data:`SCAN_LIMIT` entries to look at.
+    """
+    found = _Found()
+    for home in _homes(env):
+        for name in HOME_CREDENTIALS:
+            found.hide(posixpath.join(home, name))
+        found.protect(posixpath.join(home, ".circle"))
+    if policy.data_dir:
+        found.hide(policy.data_dir)
+        found.protect(policy.data_dir)
+    _scan(policy.workspace, found)
+    return SandboxMounts(
+        hidden_folders=tuple(found.folders), hidden_files=tuple(found.files), read_only=tuple(found.read_only)
+    )
+
+
+class _Found:
+    """Paths that exist, resolved, sorted into what is hidden and what is protected."""
+
+    def __init__(self) -> None:
+        self.folders: list[str] = []
+        self.files: list[str] = []
+        self.read_only: list[str] = []
+
+    def hide(self, path: str) -> None:
+        if real := _existing(path):
+            (self.folders if os.path.isdir(real) else self.files).append(real)
+
+    def protect(self, path: str) -> None:
+        if real := _existing(path):
+            self.read_only.append(real)
+
+
+def _existing(path: str) -> str | None:
+    """``path`` resolved, when it exists and is a folder or a regular file (never a device)."""
+    try:
+        real = os.path.realpath(path)
+    except OSError:
+        return None
+    return real if os.path.isdir(real) or os.path.isfile(real) else None
+
+
+def _homes(env: Mapping[str, str] | None) -> list[str]:
+    homes = [os.path.expanduser("~"), (env or {}).get("HOME", "")]
+    with contextlib.suppress(KeyError):
+        homes.append(pwd.getpwuid(os.getuid()).pw_dir)
+    return list(dict.fromkeys(posixpath.normpath(home) for home in homes if home.startswith("/")))
+
+
+def _scan(workspace: str, found: _Found) -> None:
+    """Breadth first through ``workspace``: credential files hidden, repositories' places protected."""
+    folders = deque([os.path.realpath(workspace)])
+    _repository(folders[0], found)
+    seen = 0
+    while folders:
+        folder = folders.popleft()
+        for entry in _entries(folder):
+            seen += 1
+            if seen > SCAN_LIMIT:
+                raise ToolError(
+                    f"the sandbox cannot check the workspace for credential files: it holds more than "
+                    f"{SCAN_LIMIT} files and folders; the command did not run"
+                )
+            if _is_credential(entry):
+                found.hide(entry.path)
+            elif entry.name == ".git" or not _is_folder(entry) or _skipped(entry):
+                continue
+            else:
+                _repository(entry.path, found)
+                folders.append(entry.path)
+
+
+def _repository(folder: str, found: _Found) -> None:
+    """Protect the always-ask places of ``folder`` (a ``.git`` file's gitdir followed)."""
+    for place in REPOSITORY_ALWAYS_ASK:
+        found.protect(posixpath.join(folder, place))
+    git = posixpath.join(folder, ".git")
+    if os.path.isfile(git):
+        try:
+            with open(git, encoding="utf-8", errors="replace") as file:
+                line = file.readline(4096).strip()
+        except OSError:
+            return
+        if line.startswith("gitdir:"):
+            gitdir = posixpath.join(folder, line.removeprefix("gitdir:").strip())
+            for name in ("hooks", "config"):
+                found.protect(posixpath.join(gitdir, name))
+
+
+def _entries(folder: str) -> Iterable[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except OSError:
+        return []
+
+
+def _is_credential(entry: os.DirEntry[str]) -> bool:
+    if is_credential_path(entry.path):
+        return True
+    try:
+        return entry.is_symlink() and is_credential_path(os.path.realpath(entry.path))
+    except OSError:
+        return False
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _skipped(entry: os.DirEntry[str]) -> bool:
+    return entry.name in SKIPPED_FOLDERS or os.path.isfile(posixpath.join(entry.path, "pyvenv.cfg"))
+
+
+__all__ = [
+    "NOT_INSTALLED",
+    "SCAN_LIMIT",
+    "SKIPPED_FOLDERS",
+    "check_bwrap",
+    "find_bwrap",
+    "find_mounts",
+    "resolved",
+]
