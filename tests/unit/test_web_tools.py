@@ -118,9 +118,9 @@ async def test_websearch_refuses_bad_arguments(arguments: dict[str, JsonValue]) 
         await run(FakeWeb(), "websearch", **arguments)
 
 
-async def test_the_runtime_hands_its_web_client_to_the_tools_without_asking() -> None:
+async def test_the_runtime_hands_its_web_client_to_the_tools_and_asks_for_the_site() -> None:
     web = FakeWeb(pages={URL: "the page text"})
-    approver = ScriptedApprover()
+    approver = ScriptedApprover(allow={"webfetch"})
     h = Harness(
         model=ScriptedModel([answer("", Call("webfetch", {"url": URL})), answer("done")]), approver=approver
     )
@@ -129,7 +129,7 @@ async def test_the_runtime_hands_its_web_client_to_the_tools_without_asking() ->
     session = await runtime.new_session()
     await session.prompt("read the guide")
     assert [f.url for f in web.fetches] == [URL]
-    assert approver.requests == []
+    assert [(r.tool_name, r.subject) for r in approver.requests] == [("webfetch", URL)]
     await runtime.aclose()
     assert web.closed
 

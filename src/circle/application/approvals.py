@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from circle.domain.approval_rules import Rule, RuleLayer, decide, decide_all, session_allow
+from circle.domain.web import WEBFETCH_TOOL, no_one_to_ask, site_rule
 
 from .ports.approver import ApprovalDecision, ApprovalRequest, Approver
 
@@ -120,10 +121,14 @@ class ApprovalPolicy:
 
     async def ask(self, request: ApprovalRequest, *, why: str) -> ApprovalDecision:
         """Ask the person; where nobody can answer, refuse and say why."""
+        fetch = request.tool_name == WEBFETCH_TOOL
         if self.person is None:
-            return ApprovalDecision(allowed=False, reason=f"{why}: {NO_ONE_TO_ASK}")
+            how = no_one_to_ask(request.subject, always_ask=request.always_ask) if fetch else NO_ONE_TO_ASK
+            return ApprovalDecision(allowed=False, reason=f"{why}: {how}")
         decision = await self.person.decide(request)
-        if decision.allowed and decision.remember:
+        if decision.allowed and decision.remember and fetch:
+            self.layers["session"].append(site_rule(request.subject))  # the site, not every URL
+        elif decision.allowed and decision.remember:
             subject = None if request.tool_name != "execute" else request.subject
             self.layers["session"].append(session_allow(request.tool_name, subject))
         return decision

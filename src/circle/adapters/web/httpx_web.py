@@ -1,11 +1,20 @@
 """The WebClient over plain httpx (imported on first use): pages as Markdown, DuckDuckGo for search.
 
 Redirects are followed here, one hop at a time, so every hop is checked like the first URL (http or
-https only) and counted (at most 5). The body is streamed and reading stops at ``max_bytes``; one
-deadline covers the connection, the redirects and the body. ``net.proxy`` and ``net.ca_file`` from
-settings.json are the client's proxy and the certificate authorities it trusts (besides them, httpx
-reads the usual ``HTTPS_PROXY`` and ``SSL_CERT_FILE`` variables). Every failure becomes a
-:class:`ToolError` with one line for the model; no httpx exception leaves this module.
+https only) and counted (at most 5). Before each hop the host is resolved here and the caller's
+``check`` sees the addresses; the request then goes to the first of them (the URL's host written as
+that address, the name kept in the Host header and for TLS), so a name that resolves again to
+another address (DNS rebinding) is not followed. Connections are not kept for reuse, so one made
+for one name never carries a request for another. Where a proxy is used (``net.proxy`` or the
+usual ``*_PROXY`` variables), the proxy resolves and connects: the name is sent, not pinned, and a
+name that cannot be resolved here reaches ``check`` with no address.
+
+The body is streamed and reading stops at ``max_bytes``; one deadline covers the lookups, the
+connections, the redirects and the body, but not the time ``check`` takes (a person answering).
+``net.proxy`` and ``net.ca_file`` from settings.json are the client's proxy and the certificate
+authorities it trusts (besides them, httpx reads the usual ``HTTPS_PROXY`` and ``SSL_CERT_FILE``
+variables). Every failure becomes a :class:`ToolError` with one line for the model; no httpx
+exception leaves this module.
 
 Search reads DuckDuckGo's HTML endpoint (no key needed). The websearch tool comes here when the
 model endpoint has no web search of its own (see :mod:`circle.application.ports.native_search`).
@@ -20,11 +29,12 @@ import ssl
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
-from circle.application.ports.web import FetchedPage, SearchResult
+from circle.application.ports.web import FetchedPage, HopCheck, SearchResult, WebHop
 from circle.domain.errors import ToolError
 from circle.domain.web import check_web_url
 
 from ._duckduckgo import DUCKDUCKGO_HTML, looks_refused, parse_results
+from ._hops import Deadline, Resolver, pinned_request, proxied, resolve, system_resolver
 from .html_markdown import html_to_markdown
 
 if TYPE_CHECKING:
@@ -58,6 +68,7 @@ class HttpxWebClient:
         max_redirects: int = MAX_REDIRECTS,
         search_timeout_s: float = 20.0,
         user_agent: str = USER_AGENT,
+        resolver: Resolver = system_resolver,
     ) -> None:
         self.proxy = proxy
         self.ca_file = ca_file
@@ -65,15 +76,17 @@ class HttpxWebClient:
         self.max_redirects = max_redirects
         self.search_timeout_s = search_timeout_s
         self.user_agent = user_agent
+        self.resolver = resolver
+        """Where names are resolved (the system's ``getaddrinfo``); the addresses it gives are the
+        ones checked and connected to."""
         self._client: httpx.AsyncClient | None = None
 
-    async def fetch(self, url: str, *, max_bytes: int, timeout_s: float) -> FetchedPage:
+    async def fetch(self, url: str, *, max_bytes: int, timeout_s: float, check: HopCheck) -> FetchedPage:
         first = check_web_url(url)
         import httpx
 
         try:
-            async with asyncio.timeout(timeout_s):
-                return await self._follow(first, max_bytes=max_bytes, timeout_s=timeout_s)
+            return await self._follow(first, max_bytes=max_bytes, deadline=Deadline(timeout_s), check=check)
         except (TimeoutError, httpx.TimeoutException):
             raise ToolError(f"{first} did not answer within {timeout_s:g} s") from None
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
@@ -105,23 +118,48 @@ class HttpxWebClient:
 
     # -- fetching ------------------------------------------------------------------------------
 
-    async def _follow(self, first: str, *, max_bytes: int, timeout_s: float) -> FetchedPage:
+    async def _follow(
+        self, first: str, *, max_bytes: int, deadline: Deadline, check: HopCheck
+    ) -> FetchedPage:
+        import httpx
+
         client = self._http()
-        current = first
+        behind_proxy = proxied(self.proxy)
+        current, previous = first, ""
         for _ in range(self.max_redirects + 1):
-            response = await client.send(client.build_request("GET", current, timeout=timeout_s), stream=True)
+            target = httpx.URL(current)
+            async with deadline.running():
+                addresses = await resolve(target, self.resolver, behind_proxy=behind_proxy)
+            await check(WebHop(current, addresses, previous))
+            async with deadline.running():
+                response = await self._send(client, target, () if behind_proxy else addresses, deadline)
+                try:
+                    if not response.is_redirect:
+                        return await self._page(first, current, response, max_bytes=max_bytes)
+                    location = urljoin(current, response.headers["location"])
+                finally:
+                    await response.aclose()
             try:
-                if response.is_redirect:
-                    target = urljoin(current, response.headers["location"])
-                    try:
-                        current = check_web_url(target)
-                    except ToolError as exc:
-                        raise ToolError(f"{current} redirected to a URL that is not read: {exc}") from None
-                    continue
-                return await self._page(first, current, response, max_bytes=max_bytes)
-            finally:
-                await response.aclose()
+                current, previous = check_web_url(location), current
+            except ToolError as exc:
+                raise ToolError(f"{current} redirected to a URL that is not read: {exc}") from None
         raise ToolError(f"{first} redirected more than {self.max_redirects} times; stopped at {current}")
+
+    async def _send(
+        self, client: httpx.AsyncClient, url: httpx.URL, addresses: tuple[str, ...], deadline: Deadline
+    ) -> httpx.Response:
+        """Send to each checked address in turn until one connects (none: to the name, via the proxy)."""
+        import httpx
+
+        pins: list[str | None] = list(addresses) or [None]
+        for index, address in enumerate(pins):
+            request = pinned_request(client, url, address, timeout=max(deadline.left, 0.001))
+            try:
+                return await client.send(request, stream=True)
+            except httpx.ConnectError:
+                if index == len(pins) - 1:
+                    raise
+        raise AssertionError("unreachable: the last address raises")
 
     async def _page(self, first: str, final: str, response: httpx.Response, *, max_bytes: int) -> FetchedPage:
         status = response.status_code
@@ -159,6 +197,7 @@ class HttpxWebClient:
                     proxy=self.proxy or None,
                     verify=verify,
                     follow_redirects=False,
+                    limits=httpx.Limits(max_keepalive_connections=0),
                     headers={"User-Agent": self.user_agent, "Accept": ACCEPT},
                 )
             except (ValueError, httpx.InvalidURL) as exc:

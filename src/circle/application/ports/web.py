@@ -1,6 +1,10 @@
 """WebClient: reading web pages and searching the web (httpx and DuckDuckGo in production).
 
-Only ``http`` and ``https`` URLs are fetched (see :func:`circle.domain.web.check_web_url`). Every
+Only ``http`` and ``https`` URLs are fetched (see :func:`circle.domain.web.check_web_url`). Before
+every request, the first and each redirect's, the client resolves the host and awaits the caller's
+``check`` with a :class:`WebHop` (the URL and the addresses it resolved to); what ``check`` raises
+ends the fetch with that request unsent. The connection then goes to the first address checked,
+not to a second lookup of the name (unless a proxy resolves it). Every
 failure (a refused scheme, too many redirects, an HTTP error status, a timeout, a connection
 failure, a page that is not text) raises :class:`circle.domain.errors.ToolError` with a one-line
 reason the model can act on; nothing from the HTTP library crosses this port.
@@ -8,6 +12,7 @@ reason the model can act on; nothing from the HTTP library crosses this port.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -35,13 +40,31 @@ class SearchResult:
     snippet: str
 
 
+@dataclass(frozen=True, slots=True)
+class WebHop:
+    """One request a fetch is about to send, before any connection is made."""
+
+    url: str
+    addresses: tuple[str, ...]
+    """What the host resolved to (an IP literal: itself, written plainly), in the order tried;
+    empty when it was not resolved here (a proxy resolves it)."""
+    redirected_from: str = ""
+    """The URL whose answer redirected here; empty for the first request."""
+
+
+HopCheck = Callable[[WebHop], Awaitable[None]]
+"""Awaited before each request of a fetch; raising stops the fetch (the request is not sent)."""
+
+
 class WebClient(Protocol):
-    async def fetch(self, url: str, *, max_bytes: int, timeout_s: float) -> FetchedPage:
+    async def fetch(self, url: str, *, max_bytes: int, timeout_s: float, check: HopCheck) -> FetchedPage:
         """Fetch ``url``, following up to 5 redirects (each to http or https only), reading at most
-        ``max_bytes`` of the body, all within ``timeout_s`` seconds.
+        ``max_bytes`` of the body, within ``timeout_s`` seconds (the time ``check`` takes, a person
+        answering, not counted).
 
         Raises:
             ToolError: the URL, the answer or the network failed (see the module docstring).
+            Exception: whatever ``check`` raised, unchanged.
         """
         ...
 
@@ -56,4 +79,4 @@ class WebClient(Protocol):
     async def aclose(self) -> None: ...
 
 
-__all__ = ["FetchedPage", "SearchResult", "WebClient"]
+__all__ = ["FetchedPage", "HopCheck", "SearchResult", "WebClient", "WebHop"]

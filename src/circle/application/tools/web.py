@@ -1,9 +1,17 @@
 """The web tools: webfetch (a page as Markdown) and websearch (a numbered list of results).
 
-Reading the web changes nothing on the person's machine, so neither tool asks for approval (like
-read_file and grep); what they refuse is any URL that is not http or https (file:, ftp:, data: ...),
-before any request and on every redirect. ``prompt`` is shown at the top of the page ("Looking for:")
-since no second model reads the page for it.
+Both refuse any URL that is not http or https (file:, ftp:, data: ...). webfetch asks per site, as
+every request it makes can carry what the model read to whoever runs the site, or reach a service
+on the person's machine or network: before each request, the first and each redirect's, the
+approver is asked (kind ``other``, so plan mode lets it ask) with the URL as the rules' subject
+(see :mod:`circle.domain.web`). The first fetch from a site asks; "allow for this session" and
+allow rules let it run, auto mode allows public sites. A host that resolves to a loopback, private,
+link-local or otherwise non-public address asks in every mode, auto included, with the address and
+its kind given as the reason. ``prompt`` is shown at the top of the page ("Looking for:") since no
+second model reads the page for it.
+
+websearch asks nothing: its requests go to the search engine or the model endpoint, not to a URL
+the model chose.
 
 websearch uses the model endpoint's own search where its protocol has one (a side request to the
 session's model, :class:`~circle.application.ports.native_search.NativeSearch`): the pages found,
@@ -15,13 +23,14 @@ port then answers None, and keeps answering None), it reads DuckDuckGo's results
 from __future__ import annotations
 
 import asyncio
+from urllib.parse import urlsplit
 
 from pydantic import Field
 
 from circle.application.ports.native_search import NativeSearch, NativeSearchAnswer
-from circle.application.ports.web import FetchedPage, SearchResult, WebClient
+from circle.application.ports.web import FetchedPage, SearchResult, WebClient, WebHop
 from circle.domain.errors import ConfigError, ModelError, ToolError
-from circle.domain.web import check_web_url
+from circle.domain.web import WEBFETCH_TOOL, addresses_concern, check_web_url, web_subject
 
 from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
 
@@ -34,7 +43,7 @@ NATIVE_SEARCH_TIMEOUT_S = 120.0
 """How long the endpoint's own search may take, its continued turns included."""
 MAX_ANSWER_CHARS = 10_000
 """What the model gets of the answer a native search wrote, at most."""
-WEBFETCH = "webfetch"
+WEBFETCH = WEBFETCH_TOOL
 WEBSEARCH = "websearch"
 
 
@@ -57,8 +66,36 @@ def _web(ctx: ToolContext, tool: str) -> WebClient:
 async def _webfetch(args: WebFetchArgs, ctx: ToolContext) -> ToolOutput:
     web = _web(ctx, WEBFETCH)
     url = check_web_url(args.url)
-    page = await web.fetch(url, max_bytes=MAX_FETCH_BYTES, timeout_s=FETCH_TIMEOUT_S)
+
+    async def check(hop: WebHop) -> None:
+        await approve_hop(ctx, hop)
+
+    page = await web.fetch(url, max_bytes=MAX_FETCH_BYTES, timeout_s=FETCH_TIMEOUT_S, check=check)
     return ToolOutput(render_page(page, prompt=args.prompt))
+
+
+async def approve_hop(ctx: ToolContext, hop: WebHop) -> None:
+    """Ask before webfetch sends one request; raise :class:`ApprovalDeniedError` when refused.
+
+    The rules see the URL (:func:`~circle.domain.web.web_subject`); an address that is not public
+    asks in every mode, the reason naming it.
+    """
+    subject = web_subject(hop.url)
+    host = urlsplit(hop.url).hostname or ""
+    concern = addresses_concern(host, hop.addresses)
+    summary = f"fetch {subject}"
+    if hop.redirected_from:
+        summary += f" (redirected from {web_subject(hop.redirected_from)})"
+    if concern:
+        summary += f": {concern}"
+    await ctx.approve(
+        WEBFETCH,
+        "other",
+        summary,
+        subject=subject,
+        always_ask=bool(concern),
+        ask_reason=f"{concern}, which webfetch asks for in every mode" if concern else "",
+    )
 
 
 def render_page(page: FetchedPage, *, prompt: str | None = None, limit: int = MAX_PAGE_CHARS) -> str:
