@@ -12,7 +12,11 @@
   the value is hidden, the name kept; likewise ``--password …``, ``--token=…`` and similar flags;
 - PEM private key blocks, from ``-----BEGIN … PRIVATE KEY-----`` to its END line (or to the end of the
   text when output was cut);
-- the password of a URL with credentials (``https://user:[REDACTED]@host``).
+- the password of a URL with credentials (``https://user:[REDACTED]@host``);
+- the provider keys and tokens above written backwards (``| rev``).
+
+:func:`hidden_parts` gives the pieces :func:`redact` would hide, so that Circle can hide a key it holds
+in its other forms too (see :mod:`circle.domain.masking`).
 
 What it leaves alone: commit ids and other hashes, UUIDs, base64 data (an image, a certificate), counts
 such as ``max_tokens=4096`` (the name must end in the secret word), ``PWD=…``, values that are already a
@@ -89,6 +93,9 @@ def _hide(match: re.Match[str]) -> str:
     return match.group("head") + REDACTED
 
 
+_BACKWARDS = REDACTED[::-1]
+
+
 def _pem(match: re.Match[str]) -> str:
     end = match.group(3)
     return f"{match.group(1)}\n{REDACTED}" + (f"\n{end}" if end else "\n")
@@ -107,7 +114,24 @@ def redact(text: str) -> str:
     text = _BEARER.sub(_hide, text)
     text = _ASSIGNMENT.sub(_hide, text)
     text = _FLAG.sub(_hide, text)
-    return _TOKENS.sub(REDACTED, text)
+    text = _TOKENS.sub(REDACTED, text)
+    return _TOKENS.sub(_BACKWARDS, text[::-1])[::-1]
 
 
-__all__ = ["REDACTED", "redact"]
+def hidden_parts(text: str) -> list[str]:
+    """The pieces of ``text`` that :func:`redact` hides: tokens, passwords, private keys' bodies.
+
+    Examples:
+        >>> hidden_parts("postgres://app:s3cr3t-pw@db/app")
+        ['s3cr3t-pw']
+    """
+    parts = [match.group(0) for match in _TOKENS.finditer(text)]
+    parts += [match.group(0)[::-1] for match in _TOKENS.finditer(text[::-1])]
+    for pattern in (_URL_PASSWORD, _AUTHORIZATION, _BEARER, _ASSIGNMENT, _FLAG):
+        parts += [m.group("value") for m in pattern.finditer(text) if not _KEPT.match(m.group("value"))]
+    for match in _PEM.finditer(text):
+        parts.append(text[match.end(1) : match.start(3) if match.group(3) else match.end()].strip())
+    return [part for part in dict.fromkeys(parts) if part]
+
+
+__all__ = ["REDACTED", "hidden_parts", "redact"]

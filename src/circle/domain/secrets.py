@@ -3,21 +3,25 @@
 A person keeps them in the data folder's secrets.json (``{"NAME": "value"}``, 0600). The model writes
 ``%NAME%`` in a tool call's arguments; the loop puts the values in (:meth:`Secrets.expand`) only as the
 tool runs, after the call was approved, and turns every value back into ``%NAME%``
-(:meth:`Secrets.mask`) in whatever the model reads. Commands run without variables that hold secrets
-(:func:`scrub_environment`).
+(:meth:`Secrets.mask`) in whatever the model reads: also reversed, case-folded, in hex, base64 or
+percent-encoded, split across lines, and any run of 8 characters of those (half a short value), written
+``%NAME%(part)``; see :mod:`circle.domain.masking`. The keys Circle holds itself (:func:`own_keys`: the
+endpoint's API key, its environment's secrets) are hidden the same way, written ``[REDACTED]``.
+Commands run without variables that hold secrets (:func:`scrub_environment`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import overload
 
 from pydantic import JsonValue
 
-from .redact import redact
+from .masking import LONG_RUN, Hide, Masker
+from .redact import REDACTED, hidden_parts, redact
 
 SECRET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """What a secret's name may be, as written between the ``%``."""
@@ -30,6 +34,8 @@ _SECRET_PARTS = frozenset(
     | {"APIKEY"}
 )
 _SECRET_ENDINGS = ("PASSWORD", "PASSWD", "_TOKEN", "_SECRET", "_KEY", "APIKEY", "_PAT")
+_PLAIN = re.compile(r"(?:\d{1,7}|none|null|nil|true|false|yes|no|on|off|[/~.].*)", re.IGNORECASE | re.DOTALL)
+"""Values of a secret-looking variable that are not a key: small numbers, switches, paths."""
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
@@ -38,10 +44,12 @@ class Secrets:
 
     Args:
         values: Name -> value, as in secrets.json.
+        hidden: Keys Circle holds itself (see :func:`own_keys`): never expanded, masked ``[REDACTED]``.
     """
 
     values: Mapping[str, str] = field(default_factory=dict)
-    _pattern: re.Pattern[str] | None = field(init=False, default=None)
+    hidden: tuple[str, ...] = ()
+    _masker: Masker = field(init=False, repr=False)
     _names: Mapping[str, str] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -50,14 +58,23 @@ class Secrets:
         for name, value in values.items():
             if len(value) >= MIN_MASKED_LENGTH:
                 names.setdefault(value, name)
-        longest_first = sorted(names, key=len, reverse=True)
-        pattern = re.compile("|".join(map(re.escape, longest_first))) if names else None
+        hidden = tuple(
+            dict.fromkeys(v for v in self.hidden if len(v) >= MIN_MASKED_LENGTH and v not in names)
+        )
+        hides = [Hide(value, f"%{names[value]}%", f"%{names[value]}%(part)") for value in names]
+        hides.sort(key=lambda hide: len(hide.value), reverse=True)
+        hides += [Hide(value, REDACTED, REDACTED, floor=LONG_RUN) for value in hidden]
         object.__setattr__(self, "values", MappingProxyType(values))
+        object.__setattr__(self, "hidden", hidden)
         object.__setattr__(self, "_names", MappingProxyType(names))
-        object.__setattr__(self, "_pattern", pattern)
+        object.__setattr__(self, "_masker", Masker(hides))
 
     def __repr__(self) -> str:
-        return f"Secrets(names={sorted(self.values)!r})"
+        return f"Secrets(names={sorted(self.values)!r}, hidden={len(self.hidden)})"
+
+    def with_values(self, values: Mapping[str, str]) -> Secrets:
+        """These secrets with the saved ones replaced by ``values`` (the keys Circle holds kept)."""
+        return Secrets(values, hidden=self.hidden)
 
     def __bool__(self) -> bool:
         return bool(self.values)
@@ -81,10 +98,9 @@ class Secrets:
         return arguments
 
     def mask(self, text: str) -> str:
-        """``text`` with every secret's value (of 4 characters or more) written ``%NAME%``, longest first."""
-        if self._pattern is None:
-            return text
-        return self._pattern.sub(lambda m: f"%{self._names[m.group(0)]}%", text)
+        """``text`` with every saved value (of 4 characters or more), or a whole encoding of it, written
+        ``%NAME%``, a run of one written ``%NAME%(part)``, and the keys Circle holds ``[REDACTED]``."""
+        return self._masker.mask(text)
 
     def names_in(self, arguments: JsonValue) -> tuple[str, ...]:
         """The known names that ``arguments`` refer to as ``%NAME%``, sorted."""
@@ -93,8 +109,8 @@ class Secrets:
         return tuple(sorted(name for name in found if name in self.values))
 
     def holds(self, value: str) -> bool:
-        """True when ``value`` is one of the secrets' values (of 4 characters or more)."""
-        return value in self._names
+        """True when ``value`` is a saved value (of 4 characters or more) or a key Circle holds."""
+        return value in self._names or value in self.hidden
 
 
 def _collect(value: JsonValue, found: set[str]) -> None:
@@ -118,6 +134,24 @@ def looks_secret_name(name: str) -> bool:
     return len(parts) > 1 and parts[-1] == "PWD"
 
 
+def own_keys(*sources: Mapping[str, str], keys: Iterable[str | None] = ()) -> tuple[str, ...]:
+    """The keys Circle holds itself, to hide from the model: ``keys`` (the endpoint's API key) and, in
+    each of ``sources`` (its environment, credentials.json), the values of names like a secret and the
+    parts of other values that :func:`~circle.domain.redact.redact` hides.
+
+    A secret-looking name's value that is a small number, a switch (``true``, ``off``) or a path is not
+    a key and is left out: hiding ``3600`` or ``/home`` would garble every output.
+    """
+    found = [key for key in keys if key]
+    for source in sources:
+        for name, value in source.items():
+            if looks_secret_name(name):
+                found += [] if _PLAIN.fullmatch(value.strip()) else [value]
+            else:
+                found += hidden_parts(value)
+    return tuple(dict.fromkeys(key for key in found if len(key) >= MIN_MASKED_LENGTH))
+
+
 def scrub_environment(env: Mapping[str, str], secrets: Secrets) -> dict[str, str]:
     """The environment for a command: ``env`` without variables named like secrets, holding a saved
     secret's value, or holding something :func:`~circle.domain.redact.redact` would hide (a token, a
@@ -129,4 +163,11 @@ def scrub_environment(env: Mapping[str, str], secrets: Secrets) -> dict[str, str
     }
 
 
-__all__ = ["MIN_MASKED_LENGTH", "SECRET_NAME", "Secrets", "looks_secret_name", "scrub_environment"]
+__all__ = [
+    "MIN_MASKED_LENGTH",
+    "SECRET_NAME",
+    "Secrets",
+    "looks_secret_name",
+    "own_keys",
+    "scrub_environment",
+]

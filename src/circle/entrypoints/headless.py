@@ -27,7 +27,7 @@ from circle.application.session import AgentSession
 from circle.domain.budget import CompactionSettings
 from circle.domain.errors import CircleError, ConfigError, UntrustedFolderError
 from circle.domain.retry import TimeoutPolicy, retry_line
-from circle.domain.secrets import Secrets, scrub_environment
+from circle.domain.secrets import Secrets, own_keys, scrub_environment
 from circle.domain.settings import resolve_endpoint
 from circle.domain.thinking import ThinkingLevel, parse_level
 
@@ -77,11 +77,12 @@ class Notices:
 async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
     data = data_dir(env)
     settings = load_settings(data, opts.workspace, project_trusted=False)
-    endpoint = resolve_endpoint(settings, env, load_credentials(data), model_override=opts.model)
+    credentials = load_credentials(data)
+    endpoint = resolve_endpoint(settings, env, credentials, model_override=opts.model)
     endpoint = await settle_protocol(endpoint, data)
     if not endpoint.model:
         raise ConfigError('no model chosen: pass --model, set CIRCLE_MODEL, or put "model" in settings.json')
-    secrets = Secrets(load_secrets(data))
+    secrets = Secrets(load_secrets(data), hidden=own_keys(env, credentials, keys=[endpoint.api_key]))
     options = RuntimeOptions(
         workspace=str(opts.workspace),
         model=endpoint.model,

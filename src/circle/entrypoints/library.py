@@ -27,7 +27,7 @@ from circle.application.session import AgentSession
 from circle.domain.budget import CompactionSettings
 from circle.domain.errors import ConfigError
 from circle.domain.retry import TimeoutPolicy
-from circle.domain.secrets import Secrets, scrub_environment
+from circle.domain.secrets import Secrets, own_keys, scrub_environment
 from circle.domain.settings import resolve_endpoint
 
 from .container import Config, Container, build_runtime, sandbox_from, sandbox_problem
@@ -95,8 +95,9 @@ class Agent:
             raise ConfigError(f"the workspace {folder} is not a folder")
         data = data_dir(env)
         settings = load_settings(data, folder)
-        secrets = Secrets(load_secrets(data))
-        endpoint = resolve_endpoint(settings, env, load_credentials(data), model_override=model)
+        credentials = load_credentials(data)
+        endpoint = resolve_endpoint(settings, env, credentials, model_override=model)
+        secrets = Secrets(load_secrets(data), hidden=own_keys(env, credentials, keys=[endpoint.api_key]))
         options = RuntimeOptions(
             workspace=str(folder),
             model=endpoint.model or ("scripted" if model_client else ""),

@@ -277,7 +277,7 @@ class Host:
         return listed or [self.model]
 
     def set_secret(self, name: str, value: str) -> None:
-        secrets = self.backend.save_secret(name, value)
+        secrets = self.runtime.options.secrets.with_values(self.backend.save_secret(name, value).values)
         self.runtime.options.secrets = secrets
         self.session.loop.context.secrets = secrets
 
