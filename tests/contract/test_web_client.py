@@ -17,6 +17,7 @@ import pytest
 import respx
 
 from circle._testing.web import FakeWeb
+from circle.adapters.web._hops import proxied
 from circle.adapters.web.httpx_web import HttpxWebClient
 from circle.application.ports.web import FetchedPage, SearchResult, WebClient, WebHop
 from circle.domain.errors import ApprovalDeniedError, ToolError
@@ -337,6 +338,22 @@ async def test_a_name_that_does_not_resolve_is_a_clear_error_before_any_check() 
         await client.fetch("https://nowhere.test/", max_bytes=1000, timeout_s=5, check=hops)
     await client.aclose()
     assert hops.seen == []
+
+
+@pytest.mark.parametrize(
+    ("variables", "behind"),
+    [({}, False), ({"NO_PROXY": "localhost"}, False), ({"HTTPS_PROXY": "http://proxy.test:3128"}, True)],
+)
+def test_only_a_proxy_variable_stops_the_pinning(
+    monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], behind: bool
+) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    assert proxied(None) is behind
+    assert proxied("http://proxy.test:3128")
 
 
 # -- search ------------------------------------------------------------------------------------

@@ -36,8 +36,9 @@ class Deadline:
 
 
 def proxied(proxy: str | None) -> bool:
-    """Whether requests may go through a proxy: ``net.proxy`` or any ``*_proxy`` variable."""
-    return bool(proxy) or bool(urllib.request.getproxies_environment())
+    """Whether requests may go through a proxy: ``net.proxy`` or any ``*_proxy`` variable
+    (``no_proxy`` alone names no proxy)."""
+    return bool(proxy) or any(scheme != "no" for scheme in urllib.request.getproxies_environment())
 
 
 Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
