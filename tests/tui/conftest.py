@@ -191,3 +191,8 @@ async def send(pilot: object, screen: MainScreen, text: str) -> None:
     assert isinstance(pilot, Pilot)
     screen.composer.insert(text)
     await pilot.press("enter")
+
+
+def screen_lines(app: CircleApp) -> list[str]:
+    """What the terminal shows now, line by line, as plain text."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from textual.widgets import Input
 
 from circle.application.ports.process_runner import ProcessResult
@@ -14,9 +15,12 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard, QuestionCard, Sec
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, answer
 
-from .conftest import SIZE, FakeBackend, FixedClock, main_screen, send, texts, until
+from .conftest import SIZE, FakeBackend, FixedClock, main_screen, screen_lines, send, texts, until
 
 RUN = ProcessResult(exit_code=0, output="done\n")
+PADDED = "ls -la" + "\n" * 60 + "; rm -rf build"
+LONG = "\n".join(["ls -la", *(f"echo step {i}" for i in range(1, 41)), "rm -rf build"])
+ANSI = "touch x # \x1b[2K\r\x1b[1Als -la"
 
 
 def ran(runner: FakeProcessRunner) -> list[str]:
@@ -226,3 +230,76 @@ async def test_esc_on_the_secret_card_saves_nothing(
         await until(pilot, lambda: screen.card is None)
         assert backend.secrets == {}
         assert "not saved" in texts(screen)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 40)])
+async def test_a_command_padded_with_newlines_is_shown_whole_beside_the_options(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, size: tuple[int, int]
+) -> None:
+    runner = scripted(backend, PADDED)
+    backend.model.add(answer("", Call("execute", {"command": PADDED})), answer("Left it."))
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "list")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await pilot.pause(0.1)
+        shown = "\n".join(screen_lines(app))
+        assert "$ ls -la  (+60 more lines)" in shown
+        assert "⋯ 59 blank lines" in shown
+        assert "; rm -rf build" in shown
+        for option in ("1. Allow once", "2. Allow for this session", "3. Deny", "n or esc deny"):
+            assert option in shown
+        await pilot.press("n")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert ran(runner) == []
+
+
+async def test_a_long_command_scrolls_inside_the_card_and_the_options_stay_in_sight(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    runner = scripted(backend, LONG)
+    backend.model.add(answer("", Call("execute", {"command": LONG})), answer("Ran it."))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "run the steps")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await pilot.pause(0.1)
+        shown = "\n".join(screen_lines(app))
+        assert "$ ls -la  (+41 more lines)" in shown and "3. Deny" in shown
+        assert "rm -rf build" not in shown
+        card = screen.card
+        for _ in range(20):
+            await pilot.press("pagedown")
+        await pilot.pause(0.1)
+        shown = "\n".join(screen_lines(app))
+        assert "rm -rf build" in shown and "1. Allow once" in shown and "3. Deny" in shown
+        assert screen.card is card and ran(runner) == []
+        await pilot.press("y")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert ran(runner) == [LONG]
+
+
+async def test_control_characters_in_a_command_are_escaped_on_the_card_the_row_and_the_busy_line(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    scripted(backend, ANSI)
+    backend.model.add(answer("", Call("execute", {"command": ANSI})), answer("Left it."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "touch it")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await pilot.pause(0.1)
+        lines = screen_lines(app)
+        assert not [line for line in lines if "\x1b" in line or "\r" in line]
+        escaped = "touch x # \\x1b[2K\\x0d\\x1b[1Als -la"
+        assert any(f"$ {escaped}" in line for line in lines)
+        assert any(line.startswith(f" ● execute  {escaped}") for line in lines)
+        assert any(f"execute  {escaped} · esc cancels" in line for line in lines)
+        await pilot.press("n")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))

@@ -20,7 +20,7 @@ from typing import TextIO
 from circle.adapters._shared.settings_files import data_dir
 from circle.application.events import AgentEvent, ToolExecutionStarted
 from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
-from circle.domain.display import escape_for_display
+from circle.domain.display import command_lines, more_lines, one_line
 from circle.domain.errors import CircleError
 
 from ._setup import needs_setup, probe, save_endpoint
@@ -71,9 +71,7 @@ class LineApprover:
         self.err = err
 
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
-        self.err.write(
-            f"\ncircle: {request.tool_name} wants to run:\n  {escape_for_display(request.summary)}\n"
-        )
+        self.err.write(asked_text(request))
         while True:
             answer = await self.reader.ask("allow? [y]es once, [a]lways this session, [n]o: ")
             if answer is None:
@@ -88,6 +86,18 @@ class LineApprover:
             self.err.write("circle: answer y, a or n\n")
 
 
+def asked_text(request: ApprovalRequest) -> str:
+    """What is put to the person: the whole command (or summary), escaped, blank runs folded;
+    then, for one of several lines, its first line again, last, beside the question."""
+    lines = command_lines(request.summary)
+    shown = "".join(f"  {line.text}\n" for line in lines)
+    said = f"\ncircle: {one_line(request.tool_name)} wants to run:\n{shown}"
+    if more := more_lines(request.summary):
+        first = next((line.text for line in lines if not line.blank_lines), "")
+        said += f"circle: its first line: {first}  {more}, all shown above\n"
+    return said
+
+
 class ToolLines:
     """At a terminal: one line on stderr for each tool call, so the person sees what runs."""
 
@@ -97,7 +107,7 @@ class ToolLines:
     def emit(self, event: AgentEvent) -> None:
         if isinstance(event, ToolExecutionStarted):
             args = " ".join(f"{k}={v}" for k, v in event.args.items() if isinstance(v, str | int))
-            shown = escape_for_display(args if len(args) <= 120 else args[:120] + " …")
+            shown = one_line(args, 120, count_lines=True)
             self.err.write(f"  · {event.tool_name} {shown}\n")
             self.err.flush()
 

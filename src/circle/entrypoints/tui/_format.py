@@ -7,6 +7,7 @@ import json
 
 from pydantic import JsonValue
 
+from circle.domain import display
 from circle.domain.messages import Usage
 from circle.domain.pricing import format_usd
 
@@ -76,9 +77,9 @@ def footer_line(
     return " · ".join(parts)
 
 
-def one_line(text: str, limit: int = MAX_TITLE) -> str:
-    first = " ".join(text.split())
-    return first if len(first) <= limit else first[: limit - 1] + "…"
+def one_line(text: str, limit: int = MAX_TITLE, *, count_lines: bool = False) -> str:
+    """``text`` on one line, escaped (see :func:`circle.domain.display.one_line`)."""
+    return display.one_line(text, limit, count_lines=count_lines)
 
 
 _KEY_ARG = {
@@ -109,7 +110,7 @@ def tool_title(name: str, args: dict[str, JsonValue]) -> str:
     key = _KEY_ARG.get(name)
     value = args.get(key) if key else None
     if isinstance(value, str) and value:
-        return f"{name}  {one_line(value)}"
+        return f"{name}  {one_line(value, count_lines=True)}"
     if not args:
         return name
     shown = one_line(json.dumps(args, ensure_ascii=False), 80)

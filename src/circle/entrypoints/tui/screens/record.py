@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from circle.domain.display import escape_for_display, one_line
 from circle.domain.messages import Message
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui.screens.picker import TextScreen
@@ -22,16 +23,17 @@ def record_text(messages: list[Message]) -> str:
         if message.text.strip():
             lines.append(message.text)
         lines.append("")
-    return "\n".join(lines).rstrip() or "(nothing yet)"
+    return escape_for_display("\n".join(lines).rstrip()) or "(nothing yet)"
 
 
 async def record_screen(host: Host, item: StripItem) -> TextScreen:
     if item.kind == "job":
         log = await host.job_log(item.id)
-        return TextScreen(f"Background job {item.label}", log or "(no output yet)")
+        shown = escape_for_display(log) or "(no output yet)"
+        return TextScreen(f"Background job {one_line(item.label)}", shown)
     for run in host.subagent_runs():
         if run.id == item.id:
-            header = f"{run.subagent_type} · {run.description} · {run.status}"
+            header = one_line(f"{run.subagent_type} · {run.description} · {run.status}")
             return TextScreen(f"Subagent {header}", record_text(run.messages or [Message.user(run.prompt)]))
     return TextScreen("Record", "It has ended and is no longer kept here.")
 

@@ -11,10 +11,12 @@ from textual.widgets import Input, Static
 
 from circle.application.ports.approver import ApprovalDecision
 from circle.application.ports.asker import Answer
+from circle.domain.display import escape_for_display, one_line
 from circle.entrypoints.tui._desk import DENIED, Pending
-from circle.entrypoints.tui.widgets.conversation import diff_text
+from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 
 PREVIEW_LINES = 30
+SCROLL_KEYS = ("pageup", "pagedown")
 
 
 class Card(Vertical, can_focus=True):
@@ -70,6 +72,13 @@ class ApprovalCard(Card):
     """Allow once, allow for this session, or deny: the command, or the file and its diff."""
 
     CHOICES = ("Allow once", "Allow for this session", "Deny")
+    DEFAULT_CSS = """
+    ApprovalCard .card-command, ApprovalCard .card-summary {
+        height: auto;
+        max-height: 20vh;
+        min-height: 1;
+    }
+    """
 
     def __init__(self, pending: Pending) -> None:
         request = pending.approval
@@ -77,26 +86,30 @@ class ApprovalCard(Card):
         if request.kind == "execute":
             title = "Run this command?"
         elif request.kind == "edit":
-            title = f"Allow this change? {request.subject or request.summary}"
+            title = f"Allow this change? {one_line(request.subject or request.summary)}"
         else:
-            title = f"Allow {request.tool_name}?"
+            title = f"Allow {one_line(request.tool_name)}?"
         super().__init__(
             pending,
             title=title,
             options=list(self.CHOICES),
-            keys="y allow once · a allow for this session · n or esc deny · ↑↓ enter",
+            keys="y once · a this session · n or esc deny · ↑↓ enter · pgup pgdn scroll",
         )
 
     def body(self) -> ComposeResult:
+        """The whole command (or summary), escaped, in a scroll of its own so the options stay in
+        sight however long it is."""
         request = self.pending.approval
         assert request is not None
         if request.kind == "execute":
-            yield Static(Text(f"$ {request.summary}", style="bold"), classes="card-command")
+            with VerticalScroll(classes="card-command"):
+                yield Static(command_text(request.summary), classes="card-command-text")
         elif self.pending.preview:
             with VerticalScroll(classes="card-diff"):
                 yield Static(diff_text(self.pending.preview, lines=PREVIEW_LINES))
         else:
-            yield Static(Text(request.summary), classes="card-summary")
+            with VerticalScroll(classes="card-summary"):
+                yield Static(Text(escape_for_display(request.summary)), classes="card-summary-text")
         if request.outside_workspace:
             yield Static(Text("It writes outside the workspace.", style="yellow"), classes="card-note")
 
@@ -116,6 +129,12 @@ class ApprovalCard(Card):
             self.choose(self.selected)
         elif event.key in ("up", "down"):
             self.move(-1 if event.key == "up" else 1)
+        elif event.key in SCROLL_KEYS:
+            for scroll in self.query(VerticalScroll):
+                if event.key == "pageup":
+                    scroll.scroll_page_up(animate=False)
+                else:
+                    scroll.scroll_page_down(animate=False)
         else:
             return
         event.stop()

@@ -24,6 +24,7 @@ from circle.application.events import (
     ToolExecutionEnded,
     ToolExecutionStarted,
 )
+from circle.domain.display import command_lines, escape_for_display, more_lines
 from circle.domain.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from circle.entrypoints.tui._format import clip, edit_preview, tool_title
 
@@ -36,7 +37,8 @@ def diff_text(diff: str, *, lines: int = DIFF_LINES) -> Text:
     """A unified diff coloured line by line (added green, removed red, hunks dim)."""
     shown, more = clip(diff, lines)
     text = Text()
-    for line in shown.splitlines():
+    for raw in shown.split("\n"):
+        line = escape_for_display(raw.removesuffix("\r"))
         style = ""
         if line.startswith("+") and not line.startswith("+++"):
             style = "green"
@@ -51,16 +53,31 @@ def diff_text(diff: str, *, lines: int = DIFF_LINES) -> Text:
     return text
 
 
+def command_text(command: str, *, prompt: str = "$ ") -> Text:
+    """The whole command, escaped: ``$``, its first line and ``(+N more lines)`` beside it when it
+    has more, then every other line, runs of blank lines folded into a marker that counts them."""
+    text = Text()
+    lead = " " * len(prompt)
+    for index, line in enumerate(command_lines(command)):
+        text.append(prompt if index == 0 else lead, style="bold")
+        text.append(line.text, style="dim italic" if line.blank_lines else "bold")
+        if index == 0 and (more := more_lines(command)):
+            text.append(f"  {more}", style="dim")
+        text.append("\n")
+    text.rstrip()
+    return text
+
+
 class UserRow(Static):
     def __init__(self, text: str, *, mark: str = "›") -> None:
-        super().__init__(Text(f"{mark} ", style="bold") + Text(text), classes="user")
+        super().__init__(Text(f"{mark} ", style="bold") + Text(escape_for_display(text)), classes="user")
 
 
 class Notice(Static):
     """A line from Circle itself: errors, retries, compaction, budget, help."""
 
     def __init__(self, text: str, *, kind: str = "info") -> None:
-        super().__init__(Text(text), classes=f"notice {kind}")
+        super().__init__(Text(escape_for_display(text)), classes=f"notice {kind}")
 
 
 class TurnLine(Static):
@@ -92,20 +109,20 @@ class Answer(Markdown):
     def _flush(self) -> None:
         if self._dirty and self.is_mounted:
             self._dirty = False
-            self.update(self.text)
+            self.update(escape_for_display(self.text))
 
 
 class Thinking(Collapsible):
     """Thinking, folded: a click (or enter) opens it."""
 
     def __init__(self, text: str = "") -> None:
-        self.body = Static(Text(text, style="italic"), classes="thinking-text")
+        self.body = Static(Text(escape_for_display(text), style="italic"), classes="thinking-text")
         self.text = text
         super().__init__(self.body, title="Thinking…", collapsed=True, classes="thinking")
 
     def add(self, delta: str) -> None:
         self.text += delta
-        self.body.update(Text(self.text, style="italic"))
+        self.body.update(Text(escape_for_display(self.text), style="italic"))
 
     def finish(self) -> None:
         self.title = f"Thought ({len(self.text.split())} words)"
@@ -135,7 +152,7 @@ class ToolRow(Vertical):
     def step(self, text: str) -> None:
         """While a subagent runs this call: what it does now."""
         if self.result is None:
-            self.body.update(Text(f"↳ {text}", style="dim"))
+            self.body.update(Text(f"↳ {escape_for_display(text, newlines=False)}", style="dim"))
 
     def end(self, result: str, *, is_error: bool) -> None:
         self.result = result
@@ -145,13 +162,14 @@ class ToolRow(Vertical):
         self.header.update(mark + Text(tool_title(self.tool_name, self.args)))
         if self.tool_name in FILE_TOOLS and self.diff is not None and not is_error:
             body = diff_text(self.diff)
-            body.append("\n" + result.strip(), style="dim")
+            body.append("\n" + escape_for_display(result.strip()), style="dim")
             self.body.update(body)
             return
-        shown, more = clip(result.strip(), OUTPUT_LINES)
+        shown, more = clip(escape_for_display(result.strip()), OUTPUT_LINES)
         text = Text()
         if self.tool_name == "execute" and isinstance(command := self.args.get("command"), str):
-            text.append(f"$ {command}\n", style="bold")
+            text.append_text(command_text(command))
+            text.append("\n")
         text.append(shown, style="red" if is_error else "")
         if more:
             text.append(f"\n… {more} more lines", style="dim")
@@ -162,8 +180,9 @@ class ShellRow(Static):
     """A command the person ran with ``!`` (sent to the model) or ``!!`` (only shown)."""
 
     def __init__(self, command: str, output: str, *, code: int | None, sent: bool) -> None:
-        shown, more = clip(output.rstrip(), OUTPUT_LINES * 2)
-        text = Text(f"{'!' if sent else '!!'} {command}\n", style="bold")
+        shown, more = clip(escape_for_display(output.rstrip()), OUTPUT_LINES * 2)
+        text = command_text(command, prompt="! " if sent else "!! ")
+        text.append("\n")
         text.append(shown)
         if more:
             text.append(f"\n… {more} more lines", style="dim")
@@ -282,4 +301,15 @@ def _compaction_line(event: CompactionEnded) -> str:
     return f"Compacted: {event.summarized} messages summarized, {event.kept} kept{saved}"
 
 
-__all__ = ["Answer", "ConversationView", "Notice", "ShellRow", "Thinking", "ToolRow", "TurnLine", "UserRow"]
+__all__ = [
+    "Answer",
+    "ConversationView",
+    "Notice",
+    "ShellRow",
+    "Thinking",
+    "ToolRow",
+    "TurnLine",
+    "UserRow",
+    "command_text",
+    "diff_text",
+]

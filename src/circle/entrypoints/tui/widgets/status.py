@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -10,10 +11,25 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
+from circle.domain.display import escape_for_display
 from circle.domain.todos import Todo
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
+_MORE_LINES = re.compile(r"  \(\+\d+ more lines?\)$")
+CANCEL_HINT = " · esc cancels"
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` on one line of ``width`` columns, escaped; when it is cut, a closing
+    ``(+N more lines)`` stays."""
+    text = escape_for_display(text, newlines=False)
+    if len(text) <= width:
+        return text
+    found = _MORE_LINES.search(text)
+    suffix = found.group() if found else ""
+    room = max(width - len(suffix) - 1, 1)
+    return text[:room] + "…" + suffix
 
 
 class BusyLine(Static):
@@ -44,10 +60,11 @@ class BusyLine(Static):
             self._draw()
 
     def _draw(self) -> None:
-        text = Text(f"{SPINNER[self.frame]} ", style="bold magenta") + Text(self.activity)
+        room = (self.content_size.width or 200) - 2 - len(CANCEL_HINT)
+        text = Text(f"{SPINNER[self.frame]} ", style="bold magenta") + Text(fit(self.activity, room))
         if self.retry:
-            text.append(f" · {self.retry}", style="yellow")
-        text.append(" · esc cancels", style="dim")
+            text.append(f" · {escape_for_display(self.retry, newlines=False)}", style="yellow")
+        text.append(CANCEL_HINT, style="dim")
         if self.activity.startswith("execute"):
             text.append(" · ctrl+b to background", style="dim")
         self.update(text)
@@ -81,7 +98,7 @@ class PlanBox(Static):
                     if todo.status == "in_progress"
                     else ""
                 )
-                text.append(f"{TODO_MARKS[todo.status]} {todo.content}\n", style=style)
+                text.append(f"{TODO_MARKS[todo.status]} {escape_for_display(todo.content)}\n", style=style)
         text.rstrip()
         self.update(text)
         self.display = bool(self.todos or self.plan_mode)
@@ -126,7 +143,8 @@ class Strip(Static, can_focus=True):
             chosen = self.has_focus and index == self.selected
             mark = "❯ " if chosen else "  "
             kind = "⚙ " if item.kind == "job" else "◆ "
-            text.append(f"{mark}{kind}{item.label}\n", style="reverse" if chosen else "")
+            label = escape_for_display(item.label, newlines=False)
+            text.append(f"{mark}{kind}{label}\n", style="reverse" if chosen else "")
         text.rstrip()
         self.update(text)
 
@@ -160,4 +178,4 @@ class FooterLine(Static):
         super().__init__("", id="footer")
 
 
-__all__ = ["BusyLine", "FooterLine", "PlanBox", "Strip", "StripItem"]
+__all__ = ["BusyLine", "FooterLine", "PlanBox", "Strip", "StripItem", "fit"]
