@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 
 from circle._testing.local import FakeProcessRunner, Hang
 from circle.adapters.local.processes import LocalProcessRunner
@@ -288,3 +289,80 @@ async def test_a_hook_that_ignores_a_large_call_still_answers(tmp_path: Path) ->
     async with asyncio.timeout(10):
         verdict = await runner.pre_tool("write_file", {"file_path": "big.txt", "content": "x" * 500_000})
     assert verdict.decision == "allow"
+
+
+# A PreToolUse hook as Claude Code's documentation writes one: it reads tool_input.file_path (and,
+# when present, file_paths) and blocks changes under protected/.
+PROTECT = f"""#!{sys.executable}
+import json, sys
+call = json.load(sys.stdin)
+given = call["tool_input"]
+paths = given.get("file_paths") or [given.get("file_path") or ""]
+for path in paths:
+    if path.startswith("protected/"):
+        print(f"{{call['tool_name']}} may not change {{path}}", file=sys.stderr)
+        sys.exit(2)
+"""
+CLAUDE_MATCHER = "Write|Edit|MultiEdit"
+
+
+def _patch(*paths: str) -> str:
+    body = "".join(f"*** Update File: {path}\n@@\n-old\n+new\n" for path in paths)
+    return f"*** Begin Patch\n{body}*** End Patch"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "blocked"),
+    [
+        ("apply_patch", {"patch": _patch("protected/a.txt")}, "protected/a.txt"),
+        ("apply_patch", {"patch": _patch("free.txt", "protected/b.txt")}, "protected/b.txt"),
+        ("delete", {"file_path": "protected/c.txt"}, "protected/c.txt"),
+        ("write_file", {"file_path": "protected/d.txt", "content": "x"}, "protected/d.txt"),
+        (
+            "edit_file",
+            {"file_path": "protected/e.txt", "old_string": "a", "new_string": "b"},
+            "protected/e.txt",
+        ),
+        ("apply_patch", {"patch": _patch("free.txt")}, ""),
+        ("delete", {"file_path": "free.txt"}, ""),
+    ],
+)
+async def test_a_claude_code_file_hook_guards_every_file_tool(
+    tmp_path: Path, tool: str, arguments: dict[str, JsonValue], blocked: str
+) -> None:
+    guard = tmp_path / "protect.py"
+    guard.write_text(PROTECT, encoding="utf-8")
+    guard.chmod(0o755)
+    config = _config("PreToolUse", "./protect.py", matcher=CLAUDE_MATCHER, timeout=10)
+    runner = _runner(LocalProcessRunner(), tmp_path, config)
+    async with asyncio.timeout(20):
+        verdict = await runner.pre_tool(tool, arguments)
+        other = await runner.pre_tool("execute", {"command": "rm protected/a.txt"})
+    if blocked:
+        assert (verdict.decision, verdict.reason) == ("deny", f"{tool} may not change {blocked}")
+    else:
+        assert verdict == HookVerdict()
+    assert other == HookVerdict()
+
+
+async def test_a_patch_reaches_the_hook_with_its_paths(processes: ProcessRunner, tmp_path: Path) -> None:
+    _write_script(tmp_path, "silent.sh", "cat >> seen.jsonl\necho >> seen.jsonl")
+    runner = _runner(processes, tmp_path, _config("PreToolUse", "./silent.sh", matcher="Edit"))
+    patch = (
+        "*** Begin Patch\n*** Add File: new.txt\n+hi\n*** Update File: a.py\n*** Move to: b.py\n@@\n-x\n+y\n"
+    )
+    patch += "*** Delete File: old.md\n*** End Patch"
+    async with asyncio.timeout(10):
+        await runner.pre_tool("apply_patch", {"patch": patch})
+        await runner.pre_tool("delete", {"file_path": "gone.txt"})
+    if isinstance(processes, FakeProcessRunner):
+        seen = [json.loads(call.stdin or "") for call in processes.calls]
+    else:
+        seen = [json.loads(line) for line in (tmp_path / "seen.jsonl").read_text().splitlines()]
+    assert [(s["tool_name"], s["tool_input"]) for s in seen] == [
+        (
+            "apply_patch",
+            {"patch": patch, "file_path": "new.txt", "file_paths": ["new.txt", "a.py", "b.py", "old.md"]},
+        ),
+        ("delete", {"file_path": "gone.txt", "file_paths": ["gone.txt"]}),
+    ]

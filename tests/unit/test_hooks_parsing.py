@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 
 from circle.adapters._shared.settings_files import approve_project_hooks, load_hooks, project_hooks_state
+from circle.application.tools import builtin_tools
+from circle.domain import hooks as module
 from circle.domain.errors import ConfigError
 from circle.domain.hooks import (
+    CLAUDE_TOOLS,
+    FILE_TOOLS,
     HookCommand,
     HookConfig,
     HookDecision,
@@ -70,7 +74,24 @@ def test_claude_code_hooks_json_parses() -> None:
         (".*_file", "write_file", True),
         ("mcp__.*", "mcp__github__list", True),
         ("Read", "read_file", True),
-        ("Edit", "write_file", False),
+        ("Edit", "write_file", True),
+        ("Write|Edit|MultiEdit", "apply_patch", True),
+        ("Write|Edit|MultiEdit", "delete", True),
+        ("Write", "delete", True),
+        ("Edit", "apply_patch", True),
+        ("NotebookEdit", "apply_patch", True),
+        ("write_file", "delete", True),
+        (".*_file", "apply_patch", True),
+        ("Write|Edit|MultiEdit", "execute", False),
+        ("Write|Edit|MultiEdit", "read_file", False),
+        ("Bash", "write_file", False),
+        ("WebFetch", "webfetch", True),
+        ("WebSearch", "websearch", True),
+        ("Task", "task", True),
+        ("TodoWrite", "write_todos", True),
+        ("Glob|Grep|LS", "ls", True),
+        ("KillShell", "stop_job", True),
+        ("Read", "grep", False),
     ],
 )
 def test_matcher_is_a_whole_name_regex_over_circle_and_claude_names(
@@ -330,3 +351,14 @@ def test_a_broken_hooks_file_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / "hooks.json").write_text('{"hooks": {"Stop": [{"hooks": [{"type": "http"}]}]}}')
     with pytest.raises(ConfigError, match=r"hooks\.json: hooks\.Stop\[0\]\.hooks\[0\]\.type is 'http'"):
         load_hooks(tmp_path)
+
+
+def test_every_claude_code_name_stands_for_real_tools_and_is_in_the_documented_table() -> None:
+    tools = set(builtin_tools())
+    doc = module.__doc__ or ""
+    for claude, ours in CLAUDE_TOOLS.items():
+        assert set(ours) <= tools, claude
+        assert claude in doc and all(name in doc for name in ours), claude
+    assert tools >= FILE_TOOLS
+    assert CLAUDE_TOOLS["Write"] == ("write_file", "delete")
+    assert CLAUDE_TOOLS["Edit"] == CLAUDE_TOOLS["MultiEdit"] == ("edit_file", "apply_patch")

@@ -5,6 +5,13 @@ stdin, with Claude Code's fields (``session_id``, ``cwd``, ``hook_event_name``, 
 ``tool_input``, ``tool_response`` ...), and answers with its exit code and output, which
 :mod:`circle.domain.hooks` interprets. The hooks of one event run at the same time.
 
+``tool_name`` is Circle's (``execute``, ``apply_patch``); ``tool_input`` is the call's arguments,
+where a hook written for Claude Code looks for them (``command`` for ``execute``, ``file_path`` for
+``write_file``, ``edit_file`` and ``delete``). Every file tool's input also carries ``file_paths``,
+the list of files it changes; ``apply_patch``'s gets ``file_path`` (its first file) and
+``file_paths`` (every file it adds, deletes, updates or moves, the destination of a move too),
+as written in the patch. A patch that does not parse has neither (the tool refuses it).
+
 This module only reports verdicts. Wiring them into the approval policy is the caller's: a
 PreToolUse deny stands in every approval mode, an allow never overrides an always-refused command or
 a deny rule; a Stop deny keeps the turn going with its reason as a note (see ``stop``).
@@ -19,7 +26,18 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
-from circle.domain.hooks import HookCommand, HookConfig, HookEvent, HookRun, HookVerdict, combine, interpret
+from circle.domain.errors import ToolError
+from circle.domain.hooks import (
+    FILE_TOOLS,
+    HookCommand,
+    HookConfig,
+    HookEvent,
+    HookRun,
+    HookVerdict,
+    combine,
+    interpret,
+)
+from circle.domain.patch import UpdateFile, parse_patch
 
 from .ports.process_runner import ProcessRunner
 
@@ -69,7 +87,10 @@ class HookRunner:
         self, tool_name: str, arguments: Mapping[str, JsonValue], *, tool_use_id: str | None = None
     ) -> HookVerdict:
         """What the PreToolUse hooks say of a call before it runs: allow, deny, ask or no opinion."""
-        payload: dict[str, JsonValue] = {"tool_name": tool_name, "tool_input": dict(arguments)}
+        payload: dict[str, JsonValue] = {
+            "tool_name": tool_name,
+            "tool_input": tool_input(tool_name, arguments),
+        }
         if tool_use_id is not None:
             payload["tool_use_id"] = tool_use_id
         return await self.run("PreToolUse", payload, target=tool_name)
@@ -90,7 +111,7 @@ class HookRunner:
         """
         payload: dict[str, JsonValue] = {
             "tool_name": tool_name,
-            "tool_input": dict(arguments),
+            "tool_input": tool_input(tool_name, arguments),
             "tool_response": {"output": result_text, "is_error": is_error},
         }
         if tool_use_id is not None:
@@ -156,10 +177,35 @@ class HookRunner:
         )
 
 
+def tool_input(tool_name: str, arguments: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
+    """What a hook gets as ``tool_input``: the arguments, and for a file tool the paths it changes
+    in ``file_path`` and ``file_paths`` (see the module's docstring)."""
+    given = dict(arguments)
+    if tool_name not in FILE_TOOLS:
+        return given
+    paths: list[str] = []
+    patch = given.get("patch")
+    if tool_name == "apply_patch" and isinstance(patch, str):
+        try:
+            operations = parse_patch(patch)
+        except ToolError:
+            operations = ()
+        for operation in operations:
+            moved = operation.move_to if isinstance(operation, UpdateFile) else None
+            paths += [operation.path, *([moved] if moved else [])]
+    elif isinstance(path := given.get("file_path"), str):
+        paths.append(path)
+    unique: list[JsonValue] = list(dict.fromkeys(paths))
+    if unique:
+        given.setdefault("file_path", unique[0])
+        given.setdefault("file_paths", unique)
+    return given
+
+
 def _for_model(verdicts: list[HookVerdict]) -> str | None:
     """What hooks after a tool or at session start give the model: context, block reasons, failures."""
     parts = [part for v in verdicts for part in (v.reason if v.decision == "deny" else "", v.context) if part]
     return "\n\n".join(parts) or None
 
 
-__all__ = ["OUTPUT_LIMIT", "HookRunner"]
+__all__ = ["OUTPUT_LIMIT", "HookRunner", "tool_input"]

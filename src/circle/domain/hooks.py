@@ -8,9 +8,30 @@
 
 - ``matcher`` is a regular expression that must match the whole tool name (for SessionStart: the
   source, ``startup`` or ``resume``); empty, missing or ``*`` matches everything; Stop ignores it.
-  A tool also answers to its Claude Code name (``execute`` to ``Bash``, ``edit_file`` to ``Edit``
-  ...), so existing matchers work. ``timeout`` is in seconds (60 when missing). Events Circle does
-  not run (``UserPromptSubmit`` ...) are listed in ``HookConfig.unsupported``, not refused.
+  ``timeout`` is in seconds (60 when missing). Events Circle does not run (``UserPromptSubmit``
+  ...) are listed in ``HookConfig.unsupported``, not refused.
+- A tool also answers to the Claude Code names that stand for it (:data:`CLAUDE_TOOLS`), so a
+  hooks.json written for Claude Code guards the same actions here:
+
+  ===================  ======================  ===============  ===========
+  Claude Code          Circle                  Claude Code      Circle
+  ===================  ======================  ===============  ===========
+  Bash                 execute                 WebFetch         webfetch
+  BashOutput           list_jobs               WebSearch        websearch
+  KillShell, KillBash  stop_job                Task             task
+  Write                write_file, delete      TodoWrite        write_todos
+  Edit, MultiEdit      edit_file, apply_patch  AskUserQuestion  question
+  NotebookEdit         edit_file               Skill            skill
+  Read                 read_file               EnterPlanMode    plan_enter
+  Glob, Grep, LS       glob, grep, ls          ExitPlanMode     plan_exit
+  ===================  ======================  ===============  ===========
+
+  A matcher that names any tool that changes files (:data:`FILE_TOOLS`: ``write_file``,
+  ``edit_file``, ``apply_patch``, ``delete``, or Claude Code's ``Write``, ``Edit``, ``MultiEdit``,
+  ``NotebookEdit``) sees every one of them: ``Write|Edit|MultiEdit`` also runs before
+  ``apply_patch`` and ``delete``. The hook gets Circle's tool name in ``tool_name``; the
+  input of every file tool carries ``file_path`` (for a patch: its first file) and ``file_paths``
+  (every file it changes), as :mod:`circle.application.hooks` describes.
 - Exit 0 goes on. Its stdout may hold a JSON object: ``{"decision": "allow"|"approve"|"deny"|
   "block"|"ask", "reason": ...}``, or Claude Code's newer ``{"hookSpecificOutput":
   {"permissionDecision": "allow"|"deny"|"ask", "permissionDecisionReason": ...,
@@ -53,8 +74,36 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "glob": "Glob",
     "grep": "Grep",
     "ls": "LS",
+    "webfetch": "WebFetch",
+    "websearch": "WebSearch",
+    "task": "Task",
+    "write_todos": "TodoWrite",
 }
-"""Circle's tool names and the Claude Code names a matcher may use for them."""
+"""Circle's tools that have one Claude Code counterpart, and its name."""
+CLAUDE_TOOLS: dict[str, tuple[str, ...]] = {
+    **{claude: (ours,) for ours, claude in CLAUDE_TOOL_NAMES.items()},
+    "Write": ("write_file", "delete"),
+    "Edit": ("edit_file", "apply_patch"),
+    "MultiEdit": ("edit_file", "apply_patch"),
+    "NotebookEdit": ("edit_file",),
+    "BashOutput": ("list_jobs",),
+    "KillShell": ("stop_job",),
+    "KillBash": ("stop_job",),
+    "AskUserQuestion": ("question",),
+    "Skill": ("skill",),
+    "EnterPlanMode": ("plan_enter",),
+    "ExitPlanMode": ("plan_exit",),
+}
+"""Each Claude Code tool name a matcher may use, and the Circle tools it stands for."""
+FILE_TOOLS = frozenset({"write_file", "edit_file", "apply_patch", "delete"})
+"""Circle's tools that change files: a matcher naming one of them (or a Claude Code name for one)
+sees them all."""
+_NAMES: dict[str, tuple[str, ...]] = {
+    tool: (tool, *(claude for claude, ours in CLAUDE_TOOLS.items() if tool in ours))
+    for tool in {tool for ours in CLAUDE_TOOLS.values() for tool in ours}
+}
+"""Each Circle tool with a Claude Code counterpart: its own name, then Claude Code's."""
+_FILE_NAMES = tuple(dict.fromkeys(name for tool in sorted(FILE_TOOLS) for name in _NAMES.get(tool, (tool,))))
 
 _DECISIONS: dict[str, HookDecision] = {
     "allow": "allow",
@@ -90,10 +139,19 @@ class HookMatcher:
     hooks: tuple[HookCommand, ...]
 
     def matches(self, target: str | None) -> bool:
+        """Whether the hooks run for ``target``: under its own name, a Claude Code name for it, or
+        (for a file tool) any name of any file tool."""
         if self.matcher in ("", "*") or target is None:
             return True
-        names = (target, CLAUDE_TOOL_NAMES.get(target, target))
-        return any(re.fullmatch(self.matcher, name) for name in names)
+        return any(re.fullmatch(self.matcher, name) for name in tool_names(target))
+
+
+def tool_names(tool: str) -> tuple[str, ...]:
+    """The names a matcher may use for ``tool``: its own and Claude Code's, and for a file tool
+    those of every file tool (see the module's docstring)."""
+    if tool in FILE_TOOLS:
+        return (tool, *(name for name in _FILE_NAMES if name != tool))
+    return _NAMES.get(tool, (tool,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,9 +375,11 @@ def _clip(text: str) -> str:
 
 
 __all__ = [
+    "CLAUDE_TOOLS",
     "CLAUDE_TOOL_NAMES",
     "DEFAULT_TIMEOUT_S",
     "EVENTS",
+    "FILE_TOOLS",
     "HookCommand",
     "HookConfig",
     "HookDecision",
@@ -332,4 +392,5 @@ __all__ = [
     "combine",
     "interpret",
     "parse_hooks",
+    "tool_names",
 ]
