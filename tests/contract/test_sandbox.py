@@ -13,17 +13,18 @@ import random
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import circle
+from circle.adapters.local import sandbox as local_sandbox
 from circle.adapters.local.processes import LocalProcessRunner
-from circle.adapters.local.sandbox import NOT_INSTALLED, check_bwrap
+from circle.adapters.local.sandbox import NOT_INSTALLED, check_bwrap, find_mounts, resolved
 from circle.application.ports.process_runner import ProcessResult
 from circle.domain.errors import ToolError
 from circle.domain.messages import ToolResultPart
@@ -161,6 +162,17 @@ def listening() -> Iterator[int]:
         yield server.getsockname()[1]
 
 
+SANDBOX_PYTHON = "/usr/bin/python3"
+"""The system's Python, which the sandbox shows (a virtual environment below /tmp it hides)."""
+
+
+@pytest.fixture
+def python() -> str:
+    if not os.access(SANDBOX_PYTHON, os.X_OK):
+        pytest.skip(f"needs {SANDBOX_PYTHON} (the Debian package python3), which the sandbox shows")
+    return SANDBOX_PYTHON
+
+
 def _connect(port: int) -> str:
     code = (
         "import socket\n"
@@ -170,17 +182,19 @@ def _connect(port: int) -> str:
         "except OSError as exc:\n"
         "    print('failed', exc.errno)\n"
     )
-    return f'{sys.executable} -c "{code}"'
+    return f'{SANDBOX_PYTHON} -c "{code}"'
 
 
-async def test_the_network_is_cut_even_to_loopback(workspace: Path, listening: int) -> None:
+async def test_the_network_is_cut_even_to_loopback(workspace: Path, listening: int, python: str) -> None:
     unsandboxed = await _run(LocalProcessRunner(), _connect(listening), workspace)
     assert unsandboxed.output == "connected\n"
     sandboxed = await _run(_runner("workspace-write", workspace), _connect(listening), workspace)
     assert sandboxed.output.startswith("failed"), sandboxed.output
 
 
-async def test_the_network_stays_when_the_policy_allows_it(workspace: Path, listening: int) -> None:
+async def test_the_network_stays_when_the_policy_allows_it(
+    workspace: Path, listening: int, python: str
+) -> None:
     result = await _run(_runner("workspace-write", workspace, network=True), _connect(listening), workspace)
     assert result.output == "connected\n"
 
@@ -288,3 +302,186 @@ def test_the_agent_refuses_to_start_sandboxed_without_bwrap(
     with pytest.raises(circle.ConfigError, match=r"cannot sandbox commands \(read-only\): bubblewrap"):
         circle.Agent(workspace, model_client=ScriptedModel(), sandbox="read-only")
     assert os.environ["PATH"] == str(empty)
+
+
+@dataclass
+class Place:
+    """A home folder, a workspace and a data folder outside /tmp, so the sandbox shows them."""
+
+    home: Path
+    workspace: Path
+    data: Path
+    elsewhere: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"PATH": "/usr/bin:/bin", "HOME": str(self.home)}
+
+    def policy(self, mode: SandboxMode = "workspace-write") -> SandboxPolicy:
+        return SandboxPolicy(
+            mode,
+            workspace=str(self.workspace),
+            writable=(str(self.data / "background_jobs"),),
+            data_dir=str(self.data),
+        )
+
+    def runner(self, mode: SandboxMode = "workspace-write") -> LocalProcessRunner:
+        return LocalProcessRunner(sandbox=self.policy(mode))
+
+    async def run(self, command: str, mode: SandboxMode = "workspace-write") -> ProcessResult:
+        async with asyncio.timeout(20):
+            return await self.runner(mode).run(
+                command, cwd=str(self.workspace), timeout_s=15, output_limit=20_000, env=self.env
+            )
+
+
+SECRETS = {
+    "home/.ssh/id_rsa": "SECRET-ssh",
+    "home/.aws/credentials": "SECRET-aws",
+    "home/.netrc": "SECRET-netrc",
+    "data/approvals.json": "SECRET-approvals",
+    "data/credentials.json": "SECRET-data-credentials",
+    "work/.env": "SECRET-env",
+    "work/deploy/server.pem": "SECRET-pem",
+    "work/sub/.env.local": "SECRET-env-local",
+    "work/keys/.gnupg/private.gpg": "SECRET-gnupg",
+    "elsewhere/server.key": "SECRET-linked",
+}
+PLAIN = {
+    "work/.env.example": "TOKEN=fill-me-in\n",
+    "work/.gitignore": "sub/.env.local\n",
+    "work/README.md": "readme\n",
+    "work/.git/config": "[core]\n",
+    "work/.git/hooks/pre-commit.sample": "#!/bin/sh\n",
+    "work/vendor/lib/.git/hooks/post-checkout.sample": "#!/bin/sh\n",
+    "work/vendor/lib/.git/config": "[core]\n",
+    "work/.circle/settings.json": "{}\n",
+    "home/.circle/agents/a.md": "agent\n",
+    "data/background_jobs/s1/job-1.log": "job output\n",
+}
+
+
+@pytest.fixture
+def place() -> Iterator[Place]:
+    try:
+        root = Path(tempfile.mkdtemp(prefix="circle-sandbox-hide-", dir="/var/tmp"))
+    except OSError as exc:
+        pytest.skip(f"needs a writable /var/tmp ({exc.strerror})")
+    for name, text in {**SECRETS, **PLAIN}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / "work" / "notes.txt").symlink_to(root / "elsewhere" / "server.key")
+    yield Place(home=root / "home", workspace=root / "work", data=root / "data", elsewhere=root / "elsewhere")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _split(path: Path) -> str:
+    """``path`` as a Python expression that never spells it whole."""
+    text = str(path)
+    half = len(text) // 2
+    return f"{text[:half]!r} + {text[half:]!r}"
+
+
+def test_find_mounts_finds_the_credential_places_and_the_always_ask_places(place: Place) -> None:
+    mounts = find_mounts(resolved(place.policy()), env=place.env)
+    root = place.workspace.parent.resolve()
+    assert {str(root / p) for p in ("home/.ssh", "home/.aws", "data", "work/keys/.gnupg")} <= set(
+        mounts.hidden_folders
+    )
+    assert {
+        str(root / p) for p in ("home/.netrc", "work/.env", "work/deploy/server.pem", "work/sub/.env.local")
+    } <= set(mounts.hidden_files)
+    assert str(root / "elsewhere/server.key") in mounts.hidden_files, "a symlink's credential target"
+    assert str(root / "work/.env.example") not in mounts.hidden_files
+    assert {
+        str(root / p)
+        for p in (
+            "work/.git/hooks",
+            "work/.git/config",
+            "work/.circle",
+            "work/vendor/lib/.git/hooks",
+            "work/vendor/lib/.git/config",
+            "home/.circle",
+            "data",
+        )
+    } <= set(mounts.read_only)
+
+
+@pytest.mark.parametrize("mode", ["workspace-write", "read-only"])
+async def test_a_path_built_at_run_time_reads_nothing_that_is_hidden(
+    place: Place, python: str, mode: SandboxMode
+) -> None:
+    root = place.workspace.parent
+    paths = ", ".join(_split(root / name) for name in [*SECRETS, "work/notes.txt"])
+    code = (
+        f"for p in [{paths}]:\n"
+        "    try:\n"
+        "        print(repr(open(p).read()))\n"
+        "    except OSError as exc:\n"
+        "        print(type(exc).__name__)\n"
+        f"print(open({_split(place.workspace / '.env.example')}).read(), end='')\n"
+    )
+    (place.workspace / "probe.py").write_text(code)
+    result = await place.run(f"{python} probe.py; cat $(printf '%s/.s%s/id_%s' \"$HOME\" sh rsa)", mode)
+    lines = result.output.splitlines()
+    assert not [line for line in lines if "SECRET" in line], result.output
+    assert set(lines[: len(SECRETS) + 1]) <= {"''", "FileNotFoundError"}, result.output
+    assert lines[len(SECRETS) + 1] == "TOKEN=fill-me-in", "a template still reads"
+    for name, text in SECRETS.items():
+        assert (root / name).read_text() == text, "the real files are untouched"
+
+
+async def test_always_ask_places_cannot_be_changed_but_the_workspace_can(place: Place, python: str) -> None:
+    writes = {
+        ".gi' + 't/hooks/pre-commit": "hook",
+        ".gi' + 't/config": "config",
+        "vendor/lib/.gi' + 't/hooks/post-merge": "hook",
+        ".cir' + 'cle/hooks.json": "hooks",
+        "made.txt": "made",
+    }
+    targets = [f"'{place.workspace}/{name}'" for name in writes]
+    targets += [f"'{place.data}/appro' + 'vals.json'", f"'{place.home}/.cir' + 'cle/agents/b.md'"]
+    code = (
+        "import os\n"
+        f"for p in [{', '.join(targets)}]:\n"
+        "    try:\n"
+        "        open(p, 'w').write('changed')\n"
+        "        print('wrote', p)\n"
+        "    except OSError as exc:\n"
+        "        print('refused', exc.strerror)\n"
+        "for p in ['.gi' + 't', 'vendor/lib', 'vendor']:\n"
+        "    try:\n"
+        "        os.rename(p, p + '-moved')\n"
+        "        print('moved', p)\n"
+        "    except OSError as exc:\n"
+        "        print('refused', exc.strerror)\n"
+    )
+    (place.workspace / "probe.py").write_text(code)
+    result = await place.run(f"{python} probe.py; echo job >> {place.data}/background_jobs/s1/job-1.log")
+    lines = result.output.splitlines()
+    assert lines[:6] == ["refused Read-only file system"] * 4 + [f"wrote {place.workspace}/made.txt"] + [
+        "refused Read-only file system"
+    ], result.output
+    assert lines[6:10] == ["refused Read-only file system"] + ["refused Device or resource busy"] * 3
+    assert (place.workspace / "made.txt").read_text() == "changed"
+    assert not (place.workspace / ".git/hooks/pre-commit").exists()
+    assert not (place.workspace / ".circle/hooks.json").exists()
+    assert (place.workspace / ".git/config").read_text() == "[core]\n"
+    assert (place.data / "approvals.json").read_text() == "SECRET-approvals"
+    assert (place.data / "background_jobs/s1/job-1.log").read_text() == "job output\njob\n"
+    assert (place.workspace / ".git").is_dir() and (place.workspace / "vendor/lib/.git").is_dir()
+
+
+def test_a_workspace_too_large_to_scan_is_refused(place: Place, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local_sandbox, "SCAN_LIMIT", 5)
+    with pytest.raises(ToolError, match="more than 5 files and folders; the command did not run"):
+        find_mounts(resolved(place.policy()), env=place.env)
+    assert check_bwrap(place.env, policy=place.policy()) == (
+        "the sandbox cannot check the workspace for credential files: it holds more than 5 files and "
+        "folders; the command did not run"
+    )
+
+
+def test_check_bwrap_tries_the_sandbox_with_its_mounts(place: Place) -> None:
+    assert check_bwrap(place.env, policy=place.policy()) is None
+    assert check_bwrap(place.env, policy=place.policy("read-only")) is None

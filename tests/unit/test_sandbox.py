@@ -148,17 +148,21 @@ def _after(argv: list[str], *args: str) -> int:
     raise AssertionError(f"{args} not in {argv}")
 
 
-def test_hidden_folders_are_empty_read_only_and_hidden_files_copies_of_the_empty_fd() -> None:
+def test_hidden_folders_are_empty_read_only_and_hidden_files_bound_to_the_empty_file() -> None:
     mounts = SandboxMounts(hidden_folders=("/home/u/.ssh",), hidden_files=("/home/u/.netrc", "/w/.env"))
     argv = bwrap_argv(
-        SandboxPolicy("workspace-write", workspace="/w"), ["true"], cwd="/w", mounts=mounts, empty_fd=7
+        SandboxPolicy("workspace-write", workspace="/w"),
+        ["true"],
+        cwd="/w",
+        mounts=mounts,
+        empty_file="/e/empty",
     )
     ssh = _after(argv, "--tmpfs", "/home/u/.ssh")
-    assert _after(argv, "--ro-bind-data", "7", "/home/u/.netrc") > _after(argv, "--bind", "/w", "/w")
-    assert _after(argv, "--ro-bind-data", "7", "/w/.env") > _after(argv, "--bind", "/w", "/w")
+    assert _after(argv, "--ro-bind", "/e/empty", "/home/u/.netrc") > _after(argv, "--bind", "/w", "/w")
+    assert _after(argv, "--ro-bind", "/e/empty", "/w/.env") > _after(argv, "--bind", "/w", "/w")
     assert ssh < _after(argv, "--remount-ro", "/home/u/.ssh") < argv.index("--unshare-pid")
-    without_fd = bwrap_argv(SandboxPolicy("read-only", workspace="/w"), ["true"], cwd="/w", mounts=mounts)
-    _after(without_fd, "--ro-bind", "/dev/null", "/w/.env")
+    by_default = bwrap_argv(SandboxPolicy("read-only", workspace="/w"), ["true"], cwd="/w", mounts=mounts)
+    _after(by_default, "--ro-bind", "/dev/null", "/w/.env")
 
 
 def test_the_folders_bound_into_a_hidden_data_folder_come_back_after_it() -> None:

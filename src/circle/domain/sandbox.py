@@ -154,7 +154,7 @@ def bwrap_argv(
     cwd: str,
     bwrap: str = "bwrap",
     mounts: SandboxMounts | None = None,
-    empty_fd: int | None = None,
+    empty_file: str = "/dev/null",
 ) -> list[str]:
     """The full argument list running ``command`` in ``cwd`` under ``policy`` (mode not ``off``).
 
@@ -172,8 +172,8 @@ def bwrap_argv(
         cwd: The folder it runs in.
         bwrap: The ``bwrap`` program.
         mounts: What to hide and protect (see :class:`SandboxMounts`).
-        empty_fd: A file descriptor passed to bwrap that reads as empty (``/dev/null`` opened):
-            hidden files are copies of it. Without it they are ``/dev/null``, which cannot be opened.
+        empty_file: An empty read-only file on the host that hidden files are bound to; the default
+            ``/dev/null`` hides them too, but cannot be opened in the sandbox (no devices there).
     """
     if not policy.active:
         raise ValueError("bwrap_argv needs a sandbox mode other than off")
@@ -181,7 +181,7 @@ def bwrap_argv(
     argv += ["--ro-bind", "/proc/sys", "/proc/sys"]
     argv += ["--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger"]
     argv += ["--tmpfs", "/tmp"]
-    layers = _visible_layers(_layers(policy, mounts or SandboxMounts(), cwd=cwd, empty_fd=empty_fd))
+    layers = _visible_layers(_layers(policy, mounts or SandboxMounts(), cwd=cwd, empty_file=empty_file))
     for layer in layers:
         argv += layer.args
     argv += [
@@ -213,7 +213,7 @@ class _Layer:
         return (self.path.count("/") if self.path != "/" else 0, self.kind)
 
 
-def _layers(policy: SandboxPolicy, mounts: SandboxMounts, *, cwd: str, empty_fd: int | None) -> list[_Layer]:
+def _layers(policy: SandboxPolicy, mounts: SandboxMounts, *, cwd: str, empty_file: str) -> list[_Layer]:
     """Every mount after the fixed ones, in the order asked (not yet sorted or pruned)."""
     workspace = posixpath.normpath(policy.workspace)
     writing = policy.mode == "workspace-write"
@@ -237,9 +237,8 @@ def _layers(policy: SandboxPolicy, mounts: SandboxMounts, *, cwd: str, empty_fd:
             layers.append(_Layer(place, _PROTECT, ("--ro-bind", place, place)))
     for folder in map(posixpath.normpath, mounts.hidden_folders):
         layers.append(_Layer(folder, _HIDE, ("--tmpfs", folder), folder=True))
-    source = ("--ro-bind-data", str(empty_fd)) if empty_fd is not None else ("--ro-bind", "/dev/null")
     for file in map(posixpath.normpath, mounts.hidden_files):
-        layers.append(_Layer(file, _HIDE, (*source, file)))
+        layers.append(_Layer(file, _HIDE, ("--ro-bind", empty_file, file)))
     return layers
 
 

@@ -47,7 +47,7 @@ from circle.application.ports.process_runner import ProcessResult
 from circle.domain.errors import ToolError
 from circle.domain.sandbox import SandboxPolicy, bwrap_argv
 
-from .sandbox import NOT_INSTALLED, find_bwrap, find_mounts, resolved
+from .sandbox import NOT_INSTALLED, empty_file, find_bwrap, find_mounts, resolved
 
 TERM_GRACE_S = 1.0
 CANCEL_GRACE_S = 0.2
@@ -78,8 +78,7 @@ class LocalProcessRunner:
         separate_stderr: bool = False,
     ) -> ProcessResult:
         shell = self._shell or ("/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh")
-        passed: list[int] = []
-        argv = await self._argv([shell, "-c", command], cwd=cwd, env=env, passed=passed)
+        argv = await self._argv([shell, "-c", command], cwd=cwd, env=env)
         transports: list[asyncio.BaseTransport] = []
         write_fds: list[int] = []
         try:
@@ -94,10 +93,9 @@ class LocalProcessRunner:
                     stdout=write_fds[0],
                     stderr=asyncio.subprocess.STDOUT if err is None else write_fds[1],
                     start_new_session=True,
-                    pass_fds=passed,
                 )
             finally:
-                for fd in write_fds + passed:
+                for fd in write_fds:
                     os.close(fd)
             streams = [(out, _Output(output_limit))]
             if err is not None:
@@ -118,15 +116,9 @@ class LocalProcessRunner:
         output_limit: int = 0,
     ) -> LocalRunningProcess:
         shell = self._shell or ("/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh")
-        passed: list[int] = []
-        argv = await self._argv([shell, "-c", command], cwd=cwd, env=env, passed=passed)
-        try:
-            os.makedirs(os.path.dirname(output_path) or ".", exist_ok=True)
-            sink = open(output_path, "ab", buffering=0)  # noqa: SIM115 - closed by the handle
-        except BaseException:
-            for fd in passed:
-                os.close(fd)
-            raise
+        argv = await self._argv([shell, "-c", command], cwd=cwd, env=env)
+        os.makedirs(os.path.dirname(output_path) or ".", exist_ok=True)
+        sink = open(output_path, "ab", buffering=0)  # noqa: SIM115 - closed by the handle
         transports: list[asyncio.BaseTransport] = []
         write_fds: list[int] = []
         try:
@@ -140,10 +132,9 @@ class LocalProcessRunner:
                     stdout=write_fds[0],
                     stderr=asyncio.subprocess.STDOUT,
                     start_new_session=True,
-                    pass_fds=passed,
                 )
             finally:
-                for fd in write_fds + passed:
+                for fd in write_fds:
                     os.close(fd)
         except BaseException:
             for transport in transports:
@@ -158,11 +149,8 @@ class LocalProcessRunner:
             kept=_Output(output_limit) if output_limit else None,
         )
 
-    async def _argv(
-        self, command: list[str], *, cwd: str, env: Mapping[str, str] | None, passed: list[int]
-    ) -> list[str]:
-        """``command``, or the bwrap command line running it sandboxed; the file descriptors bwrap
-        must get are added to ``passed`` (the caller closes them once the command has started)."""
+    async def _argv(self, command: list[str], *, cwd: str, env: Mapping[str, str] | None) -> list[str]:
+        """``command``, or the bwrap command line running it sandboxed."""
         policy = self._sandbox
         if policy is None:
             return command
@@ -175,10 +163,14 @@ class LocalProcessRunner:
                     os.makedirs(folder, exist_ok=True)
         policy = resolved(policy)
         mounts = await asyncio.to_thread(find_mounts, policy, env=env)
-        empty = os.open(os.devnull, os.O_RDONLY)
-        passed.append(empty)
+        try:
+            empty = empty_file()
+        except OSError as exc:
+            raise ToolError(
+                f"the sandbox cannot start: no empty file to hide files with ({exc}); the command did not run"
+            ) from exc
         cwd = os.path.realpath(cwd)
-        return bwrap_argv(policy, command, cwd=cwd, bwrap=bwrap, mounts=mounts, empty_fd=empty)
+        return bwrap_argv(policy, command, cwd=cwd, bwrap=bwrap, mounts=mounts, empty_file=empty)
 
 
 class LocalRunningProcess:

@@ -17,6 +17,7 @@ stops at :data:`SCAN_LIMIT` entries: past that the command is refused, never run
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import os
@@ -24,6 +25,7 @@ import posixpath
 import pwd
 import shutil
 import subprocess
+import tempfile
 from collections import deque
 from collections.abc import Iterable, Mapping
 
@@ -78,8 +80,11 @@ def check_bwrap(
             mounts = find_mounts(policy, env=env)
         except ToolError as exc:
             return str(exc)
-    empty = os.open(os.devnull, os.O_RDONLY)
-    argv = bwrap_argv(policy, _PROBE, cwd=policy.workspace, bwrap=bwrap, mounts=mounts, empty_fd=empty)
+    try:
+        empty = empty_file()
+    except OSError as exc:
+        return f"bwrap cannot start here: no empty file for hidden files ({exc.strerror or exc})"
+    argv = bwrap_argv(policy, _PROBE, cwd=policy.workspace, bwrap=bwrap, mounts=mounts, empty_file=empty)
     try:
         done = subprocess.run(
             argv,
@@ -90,18 +95,38 @@ def check_bwrap(
             errors="replace",
             timeout=timeout_s,
             check=False,
-            pass_fds=(empty,),
         )
     except subprocess.TimeoutExpired:
         return f"bwrap cannot start here: it did not finish within {timeout_s:g} s"
     except OSError as exc:
         return f"bwrap cannot start here: {exc.strerror or exc}"
-    finally:
-        os.close(empty)
     if done.returncode == 0:
         return None
     lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
     return f"bwrap cannot start here: {lines[0] if lines else f'exit code {done.returncode}'}"
+
+
+def empty_file() -> str:
+    """An empty read-only file that hidden files are bound to, in a folder only this process's
+    user can change; made once per process (and again if it went missing), removed at exit.
+
+    Raises:
+        OSError: it cannot be made.
+    """
+    global _empty
+    if _empty is not None and os.path.isfile(_empty) and os.path.getsize(_empty) == 0:
+        return _empty
+    folder = tempfile.mkdtemp(prefix="circle-sandbox-")
+    path = posixpath.join(folder, "empty")
+    with open(path, "x"):
+        pass
+    os.chmod(path, 0o444)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    _empty = path
+    return path
+
+
+_empty: str | None = None
 
 
 def resolved(policy: SandboxPolicy) -> SandboxPolicy:
