@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from circle.application.approvals import ApprovalMode, ApprovalPolicy
 from circle.application.ports.approver import ApprovalDecision, ApprovalKind, ApprovalRequest
-from circle.domain.approval_rules import Rule
+from circle.domain.approval_rules import Rule, RuleLayer, command_subjects
+from circle.domain.approvals import classify_command
 from circle.testing import ScriptedApprover
 
 
@@ -106,3 +109,101 @@ async def test_allow_for_this_session_becomes_a_session_rule() -> None:
     assert person.asked == 1
     await policy.decide(request(subject="make other"))
     assert person.asked == 2
+
+
+def command(text: str, *, parts: bool = True, hook_allowed: bool = False) -> ApprovalRequest:
+    """An execute request as the execute tool makes it: the line, and its parts when ``parts``."""
+    verdict = classify_command(text, workspace="/w", home="/h")
+    return ApprovalRequest(
+        tool_name="execute",
+        kind="execute",
+        summary=text,
+        workspace="/w",
+        subject=text,
+        subjects=command_subjects(verdict.words) if parts else (),
+        hook_allowed=hook_allowed,
+    )
+
+
+DISGUISED_PUSHES = [
+    "cd . && git push",
+    "git  push",
+    "command git push",
+    "git -c x.y=1 push",
+    '"git" push',
+    r"git p\ush",
+    "/usr/bin/git push",
+]
+
+
+@pytest.mark.parametrize("parts", [True, False], ids=["parts-given", "parts-computed"])
+@pytest.mark.parametrize("text", DISGUISED_PUSHES)
+async def test_a_deny_rule_stops_a_disguised_command_even_in_auto_mode(text: str, parts: bool) -> None:
+    person = ScriptedApprover(allow={"execute"})
+    policy = ApprovalPolicy("auto", {"user": [Rule("execute", "git push*", "deny")]}, person=person)
+    decision = await policy.decide(command(text, parts=parts))
+    assert not decision.allowed and "git push*" in decision.reason
+    assert person.requests == []
+
+
+@pytest.mark.parametrize("parts", [True, False], ids=["parts-given", "parts-computed"])
+async def test_an_allow_rule_does_not_allow_what_follows_the_command_it_names(parts: bool) -> None:
+    person = ScriptedApprover()
+    policy = ApprovalPolicy("default", {"user": [Rule("execute", "git status*", "allow")]}, person=person)
+    assert (await policy.decide(command("git status -s", parts=parts))).allowed
+    assert person.requests == []
+    decision = await policy.decide(command("git status && touch ../outside/x", parts=parts))
+    assert not decision.allowed
+    assert [r.subject for r in person.requests] == ["git status && touch ../outside/x"]
+
+
+async def test_allow_for_this_session_remembers_the_exact_command_line() -> None:
+    class Remembering:
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+            self.asked.append(request.subject)
+            return ApprovalDecision(allowed=True, remember=True)
+
+    person = Remembering()
+    policy = ApprovalPolicy("default", person=person)
+    line = "git status && touch x"
+    assert (await policy.decide(command(line))).allowed
+    assert (await policy.decide(command(line))).allowed
+    assert person.asked == [line]
+    await policy.decide(command("git status && touch y"))
+    await policy.decide(command("git status"))
+    assert person.asked == [line, "git status && touch y", "git status"]
+
+
+@pytest.mark.parametrize("text", ["$X push", "$(echo git) push", "git $(cat verb)", "g${X}it push"])
+async def test_a_command_not_known_statically_asks_where_a_deny_rule_could_match(text: str) -> None:
+    layers: dict[RuleLayer, list[Rule]] = {
+        "user": [Rule("execute", "git push*", "deny"), Rule("execute", "*", "allow")]
+    }
+    person = ScriptedApprover(allow={"execute"})
+    assert (
+        await ApprovalPolicy("auto", layers, person=person).decide(command(text, hook_allowed=True))
+    ).allowed
+    assert [r.subject for r in person.requests] == [text]
+    refused = await ApprovalPolicy("auto", layers, person=None).decide(command(text))
+    assert not refused.allowed
+    assert refused.reason.startswith("a deny rule might match what this command runs")
+    assert "--yolo" not in refused.reason
+
+
+async def test_a_command_not_known_statically_runs_where_no_rule_could_match() -> None:
+    layers: dict[RuleLayer, list[Rule]] = {"user": [Rule("execute", "git push*", "deny")]}
+    assert (await ApprovalPolicy("auto", layers).decide(command("echo $HOME"))).allowed
+    assert (await ApprovalPolicy("auto", {}).decide(command("$X push"))).allowed
+
+
+async def test_a_patch_is_still_judged_by_each_of_its_paths() -> None:
+    rules: dict[RuleLayer, list[Rule]] = {"user": [Rule("apply_patch", "secrets/*", "deny")]}
+    patch = ApprovalRequest(
+        tool_name="apply_patch", kind="edit", summary="patch", workspace="/w", subjects=("a.py", "secrets/k")
+    )
+    decision = await ApprovalPolicy("auto", rules).decide(patch)
+    assert not decision.allowed and "secrets/*" in decision.reason
+    assert (await ApprovalPolicy("auto", rules).decide(replace(patch, subjects=("a.py",)))).allowed

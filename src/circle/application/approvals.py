@@ -2,14 +2,18 @@
 
 Order of a decision for a call that changes something (reads never come here):
 
-1. A deny rule (session, the person's approvals.json, a trusted project's) denies.
+1. A deny rule (session, the person's approvals.json, a trusted project's) denies. A command is
+   judged by its parts (:func:`circle.domain.approval_rules.decide_command`): a deny of any simple
+   command in it, or of the whole line, denies.
 2. read-only mode denies every change (a command known to be read-only still runs).
 3. A call that touches an always-ask place (.git/hooks, .git/config, .gitmodules, .circle/, Circle's
    data folder) or that an always-refused pattern could match asks, in every other mode.
-4. A PreToolUse hook's allow lets it run (it never overrides 1 or an always-refused command,
+4. A command with a part not known before it runs (``$X push``) that a deny or ask rule could
+   match asks, in every other mode, unless the person allowed exactly that line.
+5. A PreToolUse hook's allow lets it run (it never overrides 1, 4 or an always-refused command,
    which the execute tool refuses before asking).
-5. An ask rule asks; an allow rule allows.
-6. The mode: auto allows; a known read-only command runs; accept-edits allows file changes
+6. An ask rule asks; an allow rule allows (for a command: only when every part is allowed).
+7. The mode: auto allows; a known read-only command runs; accept-edits allows file changes
    inside the workspace; everything else asks.
 
 Asking goes to the person's Approver. Where nobody can answer (print, JSON and RPC modes),
@@ -27,13 +31,29 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from circle.domain.approval_rules import Rule, RuleLayer, decide, decide_all, session_allow
+from circle.domain.approval_rules import (
+    Rule,
+    RuleDecision,
+    RuleLayer,
+    command_subjects,
+    decide,
+    decide_all,
+    decide_command,
+    doubtful_rule,
+    exact_allow,
+    session_allow,
+)
+from circle.domain.approvals import classify_command
 from circle.domain.web import WEBFETCH_TOOL, no_one_to_ask, site_rule
 
 from .ports.approver import ApprovalDecision, ApprovalRequest, Approver
 
 ApprovalMode = Literal["default", "accept-edits", "read-only", "auto"]
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("default", "accept-edits", "read-only", "auto")
+NO_ONE_FOR_DOUBT = (
+    "it asks in every mode and nobody can answer here, so it did not run; a command written without "
+    "the expansion is judged by the rules"
+)
 NO_ONE_TO_ASK = (
     "it needs the person's approval and nobody can answer here; they can allow it with --yolo, "
     "--approval-mode accept-edits or auto, or an allow rule in approvals.json"
@@ -82,10 +102,7 @@ class ApprovalPolicy:
 
     def _verdict(self, request: ApprovalRequest) -> ApprovalDecision | str:
         """A decision, or the reason the call must ask."""
-        if request.subjects:
-            rule = decide_all(request.tool_name, request.subjects, self.layers)
-        else:
-            rule = decide(request.tool_name, request.subject, self.layers)
+        rule, doubt = self._rules(request)
         if rule.effect == "deny":
             return ApprovalDecision(allowed=False, reason=rule.describe())
         if self.mode == "read-only" and request.kind != "other":
@@ -100,6 +117,10 @@ class ApprovalPolicy:
             return "it touches .git/hooks, .git/config, .gitmodules or .circle/, which always ask"
         if self.mode == "read-only":
             return ApprovalDecision(allowed=False, reason="read-only mode blocks every change")
+        if doubt and self.person is None:
+            return ApprovalDecision(allowed=False, reason=f"{doubt}: {NO_ONE_FOR_DOUBT}")
+        if doubt:
+            return doubt
         if request.hook_allowed:
             return ApprovalDecision(allowed=True)
         if rule.effect == "ask":
@@ -107,6 +128,24 @@ class ApprovalPolicy:
         if rule.effect == "allow":
             return ApprovalDecision(allowed=True)
         return self._by_mode(request)
+
+    def _rules(self, request: ApprovalRequest) -> tuple[RuleDecision, str]:
+        """What the rules say of the call, and why a command must ask though no rule says so yet."""
+        tool = request.tool_name
+        if request.kind != "execute":
+            if request.subjects:
+                return decide_all(tool, request.subjects, self.layers), ""
+            return decide(tool, request.subject, self.layers), ""
+        parts = request.subjects or _parts(request)
+        rule = decide_command(tool, request.subject, parts, self.layers)
+        found = doubtful_rule(tool, parts, self.layers)
+        if found is None or exact_allow(tool, request.subject, self.layers).effect == "allow":
+            return rule, ""
+        doubt, part = found
+        return rule, (
+            f"a {doubt.effect} rule might match what this command runs ({part!r} is known only when "
+            f"it runs): {doubt.describe()}"
+        )
 
     def _by_mode(self, request: ApprovalRequest) -> ApprovalDecision | str:
         if self.mode == "auto":
@@ -132,6 +171,12 @@ class ApprovalPolicy:
             subject = None if request.tool_name != "execute" else request.subject
             self.layers["session"].append(session_allow(request.tool_name, subject))
         return decision
+
+
+def _parts(request: ApprovalRequest) -> tuple[str, ...]:
+    """A command's parts, for a caller that did not give them."""
+    verdict = classify_command(request.subject, workspace=request.workspace, home=request.workspace)
+    return command_subjects(verdict.words)
 
 
 PLAN_MODE_REFUSAL = "plan mode: changes wait until the person accepts the plan (call plan_exit with the plan)"
