@@ -48,6 +48,7 @@ class CredentialFiles:
         home: The person's home folder (absolute), or None to leave it out.
         data_dir: Circle's data folder, or None.
         clock: Seconds, for how long a search is kept.
+        workspace_limit: Entries of the workspace looked at, at most.
     """
 
     def __init__(
@@ -58,12 +59,14 @@ class CredentialFiles:
         home: str | None,
         data_dir: str | None,
         clock: Callable[[], float] = time.monotonic,
+        workspace_limit: int = WORKSPACE_SCAN_LIMIT,
     ) -> None:
         self._files = files
         self._workspace = workspace
         self._home = home if home and home.startswith("/") else None
         self._data_dir = data_dir
         self._clock = clock
+        self._workspace_limit = workspace_limit
         self._known: _Known | None = None
         self.searches = 0
         """How many times the known credential files were looked for (a search is kept a while)."""
@@ -101,7 +104,7 @@ class CredentialFiles:
     async def _search(self, now: float) -> _Known:
         self.searches += 1
         found: set[tuple[int, int]] = set()
-        scan = await self._files.scan(self._workspace, keep=is_credential_path, limit=WORKSPACE_SCAN_LIMIT)
+        scan = await self._files.scan(self._workspace, keep=is_credential_path, limit=self._workspace_limit)
         complete = scan.complete
         found.update(info.identity for info in scan.files)
         places = [posixpath.join(self._home, place) for place in HOME_CREDENTIAL_PLACES] if self._home else []

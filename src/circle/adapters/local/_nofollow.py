@@ -36,6 +36,15 @@ def _is_link(name: str, dir_fd: int) -> bool:
         return False
 
 
+def _is_plain_file(name: str, dir_fd: int) -> bool:
+    """Whether ``name`` is (still) something other than a folder, a symlink or nothing."""
+    try:
+        mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except OSError:
+        return False
+    return not (stat_module.S_ISLNK(mode) or stat_module.S_ISDIR(mode))
+
+
 def _open_dir(name: str, dir_fd: int, *, path: str, use: FileUse, create: bool) -> int:
     """The folder ``name`` in ``dir_fd`` opened without following a link (made when ``create``)."""
     for _ in range(3):
@@ -47,7 +56,8 @@ def _open_dir(name: str, dir_fd: int, *, path: str, use: FileUse, create: bool) 
             with contextlib.suppress(FileExistsError):
                 os.mkdir(name, 0o777, dir_fd=dir_fd)
         except OSError as exc:
-            if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(name, dir_fd):
+            # Not a folder when opened: a symlink then, unless a plain file stands there (a real error).
+            if exc.errno in (errno.ENOTDIR, errno.ELOOP) and not _is_plain_file(name, dir_fd):
                 raise PathChangedError(path, use) from None
             raise type(exc)(exc.errno, exc.strerror, path) from None
     raise PathChangedError(path, use, "a folder kept changing")
@@ -77,7 +87,7 @@ def open_for_reading(path: str, *, expect: FileInfo | None = None) -> Iterator[i
         try:
             fd = os.open(name, _READ_FLAGS | os.O_NONBLOCK, dir_fd=dir_fd)
         except OSError as exc:
-            if exc.errno == errno.ELOOP and _is_link(name, dir_fd):
+            if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink
                 raise PathChangedError(path, "read") from None
             raise type(exc)(exc.errno, exc.strerror, path) from None
     try:

@@ -26,12 +26,18 @@ from . import _nofollow
 
 SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 _MAGIC = re.compile(r"[*?\[{]")
+_RESOLVE_TRIES = 5
 
 
 class LocalFileSystem:
     """The ``FileSystem`` port over ``os``; stateless, safe to share."""
 
     async def resolve(self, path: str) -> str:
+        for _ in range(_RESOLVE_TRIES - 1):
+            try:
+                return os.path.realpath(path)
+            except OSError:  # a part changed between realpath's lstat and readlink: look again
+                continue
         return os.path.realpath(path)
 
     async def stat(self, path: str) -> FileInfo | None:

@@ -74,11 +74,13 @@ async def _existing_file(ctx: ToolContext, path: str, *, use: PathUse = "read") 
 
 @asynccontextmanager
 async def _unchanged() -> AsyncIterator[None]:
-    """A path that changed under a read or a write becomes a :class:`ToolError` saying so."""
+    """A path that changed under a read or a write becomes a :class:`ToolError` saying how."""
     try:
         yield
     except PathChangedError as exc:
         raise ToolError(str(exc)) from None
+    except OSError as exc:  # the path changed another way since it was checked (gone, now a folder)
+        raise ToolError(f"{exc.filename or 'the file'}: {exc.strerror or exc}") from None
 
 
 async def _read(ctx: ToolContext, resolved: str, info: FileInfo, *, limit: int | None = None) -> bytes:
