@@ -62,6 +62,11 @@ GIT_PUSH_DISGUISES = [
     'sh -c "cd . && git push"',
     "eval git push",
     "if true; then git push; fi",
+    "git -c alias.up=push up",
+    "git -C . -c alias.up=push up",
+    "watch -n 1 git push",
+    "ionice -c3 git push",
+    "coproc git push",
 ]
 DENY_SHAPES = ["git push*", "git push", "*git push*", "git p*", "git pu?h", "git*push", "[g]it push"]
 
@@ -148,6 +153,8 @@ def test_a_deny_of_the_whole_line_still_applies() -> None:
         ("ls  'a  b'\t c", ("ls a b c",)),
         ("cd x && ls", ("cd x", "ls")),
         ("x=1", ()),
+        ("git -c alias.x='!make all' x", ("make all", "git -c alias.x=!make all x")),
+        ("chrt 1 make", ("chrt 1 make", "1 make", "make")),
     ],
 )
 def test_command_subjects(command: str, expected: tuple[str, ...]) -> None:
@@ -165,6 +172,7 @@ def test_command_subjects(command: str, expected: tuple[str, ...]) -> None:
         ("git pu{sh,}", True),
         ("git $VERB", True),
         ("a=push; git $a", True),
+        ("git --config-env=alias.up=VERB up", True),
         ("*it push", True),
         ("echo $HOME", False),
         ("ls *.py", False),

@@ -11,6 +11,10 @@ command, whitespace collapsed:
 - the *as-run form*, only where it differs: the path kept, and the ``git`` options that change
   what runs (``-c``, ``-C``, ``--git-dir`` ... all but :data:`_HARMLESS_GIT`) kept.
 
+An alias that ``git -c alias.x=push x`` defines reads as what it stands for (``git push``), and a
+program that runs its arguments as a command (:data:`_RUNS_ARGS`: ``watch``, ``ionice``, ``chroot``
+...) gives a subject for each later word that could start that command.
+
 Deny and ask rules match either form; an allow must cover both, so ``git status*`` allows neither
 ``./git status`` (a program in the workspace) nor ``git -c core.fsmonitor=... status``.
 
@@ -38,6 +42,14 @@ _HARMLESS_GIT = frozenset(
     | {"--no-optional-locks", "--no-advice", "--no-lazy-fetch"}
 )
 """git's global options that do not change which program runs or on what."""
+_RUNS_ARGS = frozenset(
+    {"watch", "ionice", "chrt", "taskset", "flock", "unbuffer", "strace", "ltrace", "busybox", "chroot"}
+    | {"firejail", "proxychains", "proxychains4", "torsocks", "systemd-run", "nsenter", "unshare"}
+    | {"setpriv", "runuser", "catchsegv", "valgrind", "caffeinate", "parallel", "entr", "coproc"}
+)
+"""Programs that run a command given in their arguments, beyond the wrappers the classifier looks
+through: each later word that is not an option also starts a subject (``watch -n 1 git push``
+gives ``git push`` too)."""
 _EXPANDS = re.compile(r"[$`*?]|\[.*\]|(?:^|[=:])~|\{[^{}]*(?:,|\.\.)[^{}]*\}|\{\}|[<>]\(")
 """A word the shell still expands: a variable, substitution, glob, tilde or brace expansion
 (or find's ``{}``); quoted text that looks like one counts too."""
@@ -60,20 +72,47 @@ def command_subjects(words: Sequence[Sequence[str]]) -> tuple[str, ...]:
         parts = [" ".join(word.split()) for word in argv]
         if not parts:
             continue
-        program, args = parts[0], parts[1:]
-        named = program if _EXPANDS.search(program) else posixpath.basename(program) or program
-        as_run = program.replace(" ", "?")
-        if named == "git":
-            subjects.setdefault(_join(named, _git_args(args, keep=False)), None)
-            subjects.setdefault(_join(as_run, _git_args(args, keep=True)), None)
-        else:
-            subjects.setdefault(_join(named, args), None)
-            subjects.setdefault(_join(as_run, args), None)
+        starts = [0]
+        if posixpath.basename(parts[0]) in _RUNS_ARGS:
+            starts += [i for i in range(1, len(parts)) if not parts[i].startswith("-")]
+        for start in starts:
+            subjects.update(dict.fromkeys(_forms(parts[start:])))
     return tuple(subjects)
+
+
+def _forms(parts: Sequence[str]) -> tuple[str, str]:
+    """One simple command's rule form and as-run form."""
+    program, args = parts[0], parts[1:]
+    named = program if _EXPANDS.search(program) else posixpath.basename(program) or program
+    as_run = program.replace(" ", "?")
+    if named != "git":
+        return _join(named, args), _join(as_run, args)
+    rest = _git_args(args, keep=False)
+    alias = _git_aliases(args).get(rest[0], "") if rest else ""
+    if alias.startswith("!"):
+        rule = _join(alias[1:], rest[1:])
+    else:
+        rule = _join(named, [alias, *rest[1:]] if alias else rest)
+    return " ".join(rule.split()), _join(as_run, _git_args(args, keep=True))
 
 
 def _join(program: str, args: Sequence[str]) -> str:
     return " ".join(part for part in (program, *args) if part)
+
+
+def _git_aliases(args: Sequence[str]) -> dict[str, str]:
+    """The aliases git's leading ``-c alias.NAME=VALUE`` (or ``--config-env``) options define."""
+    aliases: dict[str, str] = {}
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "--":
+        name, equals, value = args[index].partition("=")
+        index += 1
+        if name in _GIT_VALUES and not equals and index < len(args):
+            value, index = args[index], index + 1
+        key, _, text = value.partition("=")
+        if name in ("-c", "--config-env") and key.startswith("alias."):
+            aliases[key[len("alias.") :]] = text if name == "-c" else f"${text}"
+    return aliases
 
 
 def _git_args(args: Sequence[str], *, keep: bool) -> list[str]:
