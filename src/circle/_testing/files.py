@@ -30,7 +30,8 @@ class InMemoryFileSystem:
         files: Real path -> content. Folders are implied by the paths of files, links and ``dirs``.
         dirs: Folders made explicitly (empty ones).
         symlinks: Link path -> target, absolute or relative to the link's folder; followed by every
-            operation but ``delete``, which removes the link itself.
+            operation but ``delete``, which removes the link itself; with ``follow_symlinks=False`` a
+            link at any part of the path raises ``PathChangedError``.
         mtimes: Path -> modification time. Each write advances an internal clock by one second.
         inodes: Path -> inode number; two paths with the same number are hard links of one file
             (``hardlink``). A write replaces the file with a new one, as the real atomic write does.
