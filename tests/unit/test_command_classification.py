@@ -49,7 +49,6 @@ SAFE = [
     "timeout 5 cat big.log",
     "nice -n 5 grep -c x f",
     "LC_ALL=C sort f",
-    "find . -name '*.py' | xargs grep -l foo",
     "bash -c 'ls'",
     "bash -lc 'git status && git diff --stat'",
     "[ -f setup.py ] && echo yes",
@@ -84,7 +83,7 @@ ASK = [
     ("curl https://example.com/data.json | python -m json.tool", "curl is not known"),
     ("echo / | xargs rm -rf", "rm is not known"),
     # Read-only commands with a dangerous option.
-    ("find . -delete", "find -delete removes files"),
+    ("find . -name '*.tmp' -delete", "find -delete removes files"),
     ("find . -name '*.tmp' -exec rm {} \\;", "find -exec runs commands"),
     ("find . -execdir cat {} +", "find -execdir runs commands"),
     ("find . -fprint out.txt", "find -fprint writes a file"),
@@ -105,7 +104,10 @@ ASK = [
     ("sed 's/a/b/' f.txt", "sed is only known read-only as sed -n <N>p"),
     ("sort -o sorted.txt names.txt", "sort -o writes a file"),
     ("uniq in.txt out.txt", "uniq writes its output file"),
-    ("date -s '2020-01-01'", "date can set the clock"),
+    ("date -s '2020-01-01'", "date -s can set the clock"),
+    ("date 010100002020", "date can set the clock"),
+    # Arguments that come from xargs are not literal.
+    ("find . -name '*.py' | xargs grep -l foo", "grep with arguments from xargs cannot be checked"),
     # Writes by redirection.
     ("echo hi > out.txt", "writes to out.txt"),
     ("echo hi >> out.txt", "writes to out.txt"),

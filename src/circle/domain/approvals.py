@@ -13,15 +13,19 @@ backslashes are decoded before anything is matched.
   a fork bomb, a downloaded script run by an interpreter (``curl … | sh``, ``sh -c "$(curl …)"``,
   ``bash <(curl …)``), a write to a disk device or over a system account file, and a command
   nested too deeply (or too long) to be seen whole.
-- ``safe``: every simple command is known read-only (:data:`_ANY_ARGS`, :data:`_CHECKED`; never
-  by basename for a command given by path), no substitution, and nothing written but
-  ``/dev/null`` and fd duplicates.
+- ``safe``: every simple command is known read-only (:mod:`._readers`: a known program given only
+  options it knows, abbreviations resolved as it resolves them, none that writes or runs a
+  program; every word plain; never by basename for a command given by path), no substitution,
+  no saved secret (``%NAME%``), and nothing written but ``/dev/null`` and fd duplicates. Its
+  verdict lists what it reads (operands, ``<`` sources, files options name) for the caller.
 - ``ask``: everything else, including all the parser cannot prove plain: parse errors,
   substitutions, an expanded command name, heredocs into interpreters, ``eval``, ``source``,
   control flow, function definitions, assignments.
 
 ``always_ask`` marks a write into ``.git/hooks``, ``.git/config``, ``.git``, ``.gitmodules`` or
-``.circle/`` (by redirection or by a known writer, :data:`_WRITERS`): it asks even in auto mode.
+``.circle/`` at any depth, Circle's data folder or ``~/.circle`` (by redirection, by a known
+writer, :data:`_WRITERS`, or by a git subcommand that changes configuration, hooks or submodules,
+:mod:`._git_rules`), resolved against the folder the walk tracks: it asks even in auto mode.
 
 This module is over 600 lines because the rule tables and the walk that applies them are one
 policy; the parser lives apart in :mod:`._bash`.
@@ -36,8 +40,11 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Literal
 
-from . import _bash
+from . import _bash, _git_rules, _readers
 from ._bash import Command, Compound, Part, Pipeline, Redirect, Script, Word
+from ._getopt import parse as _parse_options
+from ._option_tables import WRAPPERS as _WRAPPER_OPTIONS
+from ._paths import always_ask_place, path_of
 
 __all__ = ["CommandVerdict", "PathAccess", "classify_command"]
 
@@ -98,17 +105,22 @@ class CommandVerdict:
     git_dirs: tuple[str, ...] = ()
 
 
-def classify_command(command: str, *, workspace: str, home: str) -> CommandVerdict:
+def classify_command(
+    command: str, *, workspace: str, home: str, data_dir: str | None = None
+) -> CommandVerdict:
     """Classify a bash command line that runs in the workspace root.
 
     Args:
         command: the command line, as the model wrote it.
         workspace: the workspace root, absolute.
         home: the person's home folder, absolute.
+        data_dir: Circle's data folder: a write into it always asks.
     """
-    walk = _Walk(_normal(workspace), _normal(home))
+    walk = _Walk(_normal(workspace), _normal(home), data_dir=_normal(data_dir) if data_dir else None)
     if len(command) > MAX_COMMAND_CHARS:
         return CommandVerdict("refuse", "the command is too long to check")
+    if _SECRET.search(command):
+        walk.ask("it uses a saved secret, whose value Circle fills in as it runs")
     if "\x00" in command:
         walk.ask("the command contains a NUL byte")
         command = command.replace("\x00", "")
@@ -127,6 +139,9 @@ def classify_command(command: str, *, workspace: str, home: str) -> CommandVerdi
 
 def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
+
+
+_SECRET = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%")
 
 
 # --- Always refused -------------------------------------------------------------------------
@@ -360,174 +375,11 @@ def _is_fork_bomb(function: Compound) -> bool:
 
 
 # --- Known read-only ------------------------------------------------------------------------
-
-_ANY_ARGS = _set(
-    "[ basename cat cd cmp cut df diff dirname du echo egrep expr false fgrep grep head id ls md5sum "
-    "nl paste printenv printf pwd readlink realpath rev seq sha1sum sha256sum sha512sum stat tail test "
-    "tr true uname wc which whoami"
-)
-"""Read-only whatever their arguments, globs and variables included."""
-
-
-def _short_flag(arg: str, flag: str, takes_value: str) -> bool:
-    """True when the short-option cluster ``arg`` holds ``flag`` before an option taking a value."""
-    if not arg.startswith("-") or arg.startswith("--"):
-        return False
-    for char in arg[1:]:
-        if char == flag or char in takes_value:
-            return char == flag
-    return False
-
-
-def _find(args: Sequence[str]) -> str:
-    for arg in args:
-        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
-            return f"find {arg} runs commands"
-        if arg == "-delete":
-            return "find -delete removes files"
-        if arg in ("-fls", "-fprint", "-fprint0", "-fprintf"):
-            return f"find {arg} writes a file"
-    return ""
-
-
-def _rg(args: Sequence[str]) -> str:
-    for arg in args:
-        if arg == "--":
-            break
-        key = arg.split("=")[0]
-        if key in ("--pre", "--pre-glob", "--hostname-bin"):
-            return f"rg {key} runs a program"
-        if key == "--search-zip" or _short_flag(arg, "z", "ABCefgjmMrtTE"):
-            return "rg -z runs decompression programs"
-    return ""
-
-
-_SED_LINES = re.compile(r"(?:\d+|\$)(?:,(?:\d+|\$))?p")
-
-
-def _in_place(arg: str) -> bool:
-    return arg.startswith("--in-place") or _short_flag(arg, "i", "efl")
-
-
-def _sed(args: Sequence[str]) -> str:
-    if any(map(_in_place, args)):
-        return "sed -i writes files"
-    lines = len(args) >= 2 and args[0] == "-n" and _SED_LINES.fullmatch(args[1])
-    if lines and not any(a.startswith("-") for a in args[2:]):
-        return ""
-    return "sed is only known read-only as sed -n <N>p"
-
-
-def _sort(args: Sequence[str]) -> str:
-    if any(a.split("=")[0] == "--output" or _short_flag(a, "o", "ktST") for a in args):
-        return "sort -o writes a file"
-    if any(a.startswith("--compress-program") for a in args):
-        return "sort --compress-program runs a program"
-    return ""
-
-
-_GIT_READ = _set("status log diff show branch ls-files rev-parse blame describe")
-_GIT_GLOBAL = _set("--no-pager -P --no-optional-locks --literal-pathspecs --no-replace-objects")
-_GIT_BANNED = {
-    "-c": "can set options that run commands",
-    "--config-env": "can set options that run commands",
-    "--output": "writes a file",
-    "--ext-diff": "runs a program",
-    "--textconv": "runs a program",
-    "--exec": "runs a program",
-    "--exec-path": "runs programs",
-}
-_BRANCH_LISTING = _set(
-    "-a --all -r --remotes -v -vv --verbose -l --list --show-current --no-color --color -i "
-    "--ignore-case --no-abbrev --no-column --column --sort --format --abbrev --omit-empty"
-)
-_BRANCH_COMMIT = _set("--merged --no-merged --contains --no-contains --points-at")
-
-
-def _git(args: Sequence[str]) -> str:
-    index = 0
-    while index < len(args) and args[index].startswith("-"):
-        option = args[index].split("=")[0]
-        if option not in _GIT_GLOBAL:
-            return f"git {option} {_GIT_BANNED.get(option, 'is not checked')}"
-        index += 1
-    if index == len(args):
-        return ""
-    sub, rest = args[index], args[index + 1 :]
-    if sub not in _GIT_READ:
-        return f"git {sub} is not known to be read-only"
-    banned = next((key for key in (a.split("=")[0] for a in rest) if key in _GIT_BANNED), "")
-    if banned:
-        return f"git {sub} {banned} {_GIT_BANNED[banned]}"
-    listing = "-l" in rest or "--list" in rest
-    previous = ""
-    for arg in rest if sub == "branch" else ():
-        if arg.startswith("-") and arg.split("=")[0] not in _BRANCH_LISTING | _BRANCH_COMMIT:
-            return f"git branch {arg} changes branches"
-        if not arg.startswith("-") and not listing and previous not in _BRANCH_COMMIT:
-            return "git branch with a name changes branches"
-        previous = arg
-    return ""
-
-
-def _uniq(args: Sequence[str]) -> str:
-    operands = []
-    values = iter(args)
-    for arg in values:
-        if arg in ("-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"):
-            next(values, None)
-        elif not arg.startswith("-") or arg == "-":
-            operands.append(arg)
-    return "uniq writes its output file" if len(operands) > 1 else ""
-
-
-def _date(args: Sequence[str]) -> str:
-    values = iter(args)
-    for arg in values:
-        if arg in ("-d", "--date", "-f", "--file", "-r", "--reference"):
-            next(values, None)
-        elif arg.startswith(("-s", "--set")) or not arg.startswith(("-", "+")):
-            return "date can set the clock"
-    return ""
-
-
-def _without(what: str, banned: str, reason: str) -> Callable[[Sequence[str]], str]:
-    options = _set(banned)
-    return lambda args: next((f"{what} {a} {reason}" for a in args if a.split("=")[0] in options), "")
-
-
-_CHECKED: Mapping[str, Callable[[Sequence[str]], str]] = {
-    "command": lambda args: "" if not args or args[0] in ("-v", "-V") else "command is not checked",
-    "date": _date,
-    "env": lambda args: "",
-    "file": _without("file", "-C --compile", "writes a file"),
-    "find": _find,
-    "git": _git,
-    "rg": _rg,
-    "sed": _sed,
-    "sort": _sort,
-    "tree": _without("tree", "-o -R", "writes files"),
-    "uniq": _uniq,
-}
-"""Read-only when their arguments pass a check; the arguments must be plain (no expansions)."""
+# The programs and their rules live in ._readers (tables in ._option_tables, git in ._git_rules).
 
 _HARMLESS_ENV = re.compile(
     r"(?:LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|TERM|COLUMNS|LINES|FORCE_COLOR|CLICOLOR)=.*"
 )
-
-
-def _read_only(name: str, args: Sequence[Word], *, open_args: bool) -> str:
-    """Empty when ``name args`` is known read-only, else why not."""
-    if "/" in name:
-        return f"{name} is given by path, so it is not matched by name"
-    if name in _ANY_ARGS:
-        return ""
-    check = _CHECKED.get(name)
-    if check is None or open_args:
-        return f"{name} is not known to be read-only"
-    if not all(w.literal for w in args):
-        return f"{name} with expanded arguments cannot be checked"
-    return check([w.text for w in args])
 
 
 # --- Wrappers and options -------------------------------------------------------------------
@@ -549,29 +401,25 @@ class _Syntax:
 _WRAPPERS: Mapping[str, _Syntax] = {
     "builtin": _Syntax(),
     "command": _Syntax(stop=_set("-v -V")),
-    "doas": _Syntax(_set("-u -C"), opaque="doas runs commands as another user"),
-    "env": _Syntax(_set("-u --unset -C --chdir -S --split-string"), assigns=True),
-    "exec": _Syntax(_set("-a"), opaque="exec replaces the shell"),
-    "nice": _Syntax(_set("-n --adjustment")),
+    "doas": _Syntax(opaque="doas runs commands as another user"),
+    "env": _Syntax(assigns=True),
+    "exec": _Syntax(opaque="exec replaces the shell"),
+    "nice": _Syntax(),
     "nohup": _Syntax(opaque="nohup can write nohup.out"),
     "setsid": _Syntax(),
-    "stdbuf": _Syntax(_set("-i -o -e --input --output --error")),
+    "stdbuf": _Syntax(),
     "sudo": _Syntax(
-        _set("-u --user -g --group -h --host -p --prompt -C --close-from -D --chdir -R --chroot -r --role")
-        | _set("-t --type -T --command-timeout -U --other-user"),
         opaque="sudo runs commands as another user",
         assigns=True,
-        stop=_set("-e --edit -l --list -v --validate -k -K --remove-timestamp -V --version"),
+        stop=_set("--edit --list --validate --remove-timestamp --version"),
     ),
-    "time": _Syntax(_set("-f --format -o --output"), writes=_set("-o --output")),
-    "timeout": _Syntax(_set("-s --signal -k --kill-after"), operands=1),
-    "xargs": _Syntax(
-        _set("-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s")
-        | _set("--max-chars --process-slot-var"),
-        optional="eil",
-    ),
+    "time": _Syntax(writes=_set("--output")),
+    "timeout": _Syntax(operands=1),
+    "xargs": _Syntax(),
 }
-"""Commands that run the command after their own options; ``opaque`` ones keep it from being safe."""
+"""Commands that run the command after their own options (read by their tables in
+:data:`._option_tables.WRAPPERS`); ``opaque`` ones keep it from being safe; ``stop`` options make
+the wrapper do something else (``command -v``)."""
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -620,6 +468,25 @@ class _Unwrapped:
     chdir: bool = False
 
 
+def _wrapper_options(
+    name: str, args: Sequence[Word], syntax: _Syntax
+) -> tuple[dict[str, str], int, str] | None:
+    """A wrapper's options as it reads them (abbreviations resolved; keys spelled ``--name`` or
+    ``-x``), where its command starts, and why they cannot be read; None at a stop option."""
+    parsed = _parse_options(args, _WRAPPER_OPTIONS[name])
+    values = {_spelled(f.key): f.value.text if f.value else "" for f in parsed.found}
+    if values.keys() & syntax.stop:
+        return None
+    error = f"{name} {parsed.error}" if parsed.error else ""
+    if name == "xargs" and "--arg-file" in values:
+        error = error or "xargs --arg-file reads a file that cannot be checked"
+    return values, parsed.end, error
+
+
+def _spelled(key: str) -> str:
+    return f"-{key}" if len(key) == 1 else f"--{key}"
+
+
 def _unwrap(argv: Sequence[Word]) -> _Unwrapped:
     words = tuple(argv)
     opaque = ""
@@ -630,10 +497,11 @@ def _unwrap(argv: Sequence[Word]) -> _Unwrapped:
         name = words[0].text
         base = posixpath.basename(name)
         syntax = _WRAPPERS.get(base)
-        found = _getopt(words[1:], syntax) if syntax is not None else None
+        found = _wrapper_options(base, words[1:], syntax) if syntax is not None else None
         if syntax is None or found is None:
             break
-        values, index = found
+        values, index, error = found
+        opaque = opaque or error
         index += 1
         while syntax.assigns and index < len(words) and _ASSIGNMENT.match(words[index].text):
             assignments.append(words[index].text)
@@ -678,7 +546,7 @@ they write (the last, all, all after the first, or for ``sed -i`` the files)."""
 _OUTPUT_OPTIONS = {"curl": _set("-o --output"), "wget": _set("-O --output-document")}
 _OUTPUT_OPTIONS["find"] = _set("-fls -fprint -fprint0 -fprintf")
 _CONTENT_WRITERS = _set("cp install rsync mv shred tee dd")
-_GIT_CONFIG_READS = _set("--get --get-all --get-regexp --list -l get list --global --system")
+_TREE_WRITERS = _set("rm cp chmod chown chgrp rsync")
 
 
 def _write_targets(program: str, args: Sequence[Word]) -> list[Word]:
@@ -688,9 +556,8 @@ def _write_targets(program: str, args: Sequence[Word]) -> list[Word]:
     if program in _OUTPUT_OPTIONS:
         names = _OUTPUT_OPTIONS[program]
         return [_option_value(args, i) for i, w in enumerate(args) if w.text.split("=")[0] in names]
-    texts = {w.text for w in args}
     if program == "git":
-        return [_literal(".git/config")] if "config" in texts and not texts & _GIT_CONFIG_READS else []
+        return _git_rules.changes([w.text for w in args])
     if program not in _WRITERS:
         return []
     takes_value, which = _WRITERS[program]
@@ -703,6 +570,18 @@ def _write_targets(program: str, args: Sequence[Word]) -> list[Word]:
     if which == "last":
         return [_literal(v) for key in sorted(extra) for v in values.get(key, [])] + operands[-1:]
     return operands[1:] if which == "after-first" and "--reference" not in values else operands
+
+
+def _writes_trees(program: str, args: Sequence[Word]) -> bool:
+    """True when ``program`` writes whole folders: ``mv``, ``rm -r``, ``cp -a``, ``chmod -R`` …"""
+    if program == "mv":
+        return True
+    flags = [w.text for w in args if w.literal and w.text.startswith("-")] if program in _TREE_WRITERS else []
+    longs = [f.split("=")[0] for f in flags if f.startswith("--")]
+    shorts = "".join(f[1:] for f in flags if not f.startswith("--"))
+    return bool(set(shorts) & set("rRa")) or any(
+        len(f) > 4 and ("--recursive".startswith(f) or "--archive".startswith(f)) for f in longs
+    )
 
 
 def _operands(args: Sequence[Word], syntax: _Syntax) -> tuple[list[Word], dict[str, list[str]]]:
@@ -778,6 +657,10 @@ class _Walk:
     asked: str = ""
     guarded: str = ""
     words: list[tuple[str, ...]] = field(default_factory=list)
+    data_dir: str | None = None
+    reads: list[PathAccess] = field(default_factory=list)
+    writes: list[PathAccess] = field(default_factory=list)
+    git_dirs: list[str] = field(default_factory=list)
 
     def ask(self, reason: str) -> None:
         self.asked = self.asked or reason
@@ -787,11 +670,15 @@ class _Walk:
 
     def verdict(self) -> CommandVerdict:
         words = tuple(self.words)
+        found = (tuple(dict.fromkeys(self.writes)), tuple(dict.fromkeys(self.git_dirs)))
         if self.refused:
-            return CommandVerdict("refuse", self.refused, bool(self.guarded), words)
+            return CommandVerdict("refuse", self.refused, bool(self.guarded), words, "", (), *found)
         if self.guarded or self.asked:
-            return CommandVerdict("ask", self.guarded or self.asked, bool(self.guarded), words)
-        return CommandVerdict("safe", "every command is known read-only", False, words)
+            reason = self.guarded or self.asked
+            return CommandVerdict("ask", reason, bool(self.guarded), words, "", (), *found)
+        reads = tuple(dict.fromkeys(self.reads))
+        safe = "every command is known read-only"
+        return CommandVerdict("safe", safe, False, words, "", reads, *found)
 
     def place(self, scope: _Scope) -> _Place:
         return _Place(self.home, self.workspace, scope.cwd)
@@ -875,6 +762,8 @@ class _Walk:
         program = _program(argv[0]) if argv else ""
         for redirect in redirects:
             self.substitutions(redirect.target, scope, depth)
+            if redirect.operator in ("<", "<>"):
+                self.read(_readers.Target(redirect.target), scope)
             if redirect.heredoc or redirect.operator == "<<<":
                 if program in _RUNS_CODE:
                     kind = "here-string" if redirect.operator == "<<<" else "heredoc"
@@ -884,8 +773,11 @@ class _Walk:
             elif _writes(redirect):
                 self.write(redirect.target, scope, redirect=redirect.operator)
 
-    def write(self, target: Word, scope: _Scope, *, redirect: str = "", content: bool = True) -> None:
-        """``target`` is written: by a redirection (``redirect`` is its operator) or by a command."""
+    def write(
+        self, target: Word, scope: _Scope, *, redirect: str = "", content: bool = True, tree: bool = False
+    ) -> None:
+        """``target`` is written: by a redirection (``redirect`` is its operator) or by a command
+        (``tree``: with everything below it)."""
         text = target.text
         if redirect and target.literal and text in _SINKS:
             return
@@ -895,7 +787,7 @@ class _Walk:
             self.refuse("writing to a disk device is always refused")
         if redirect in (">", ">|", "&>") and path in _ACCOUNT_FILES:
             self.refuse(f"overwriting {path} is always refused")
-        place = _protected(text)
+        place = _protected(text) or self.written(target, scope, tree=tree)
         if place:
             self.guarded = self.guarded or f"writes into {place}, which asks in every mode"
         if redirect:
@@ -934,13 +826,41 @@ class _Walk:
         elif program in ("source", "."):
             self.ask(f"{program} runs a script that cannot be checked")
         else:
-            self.ask(_read_only(name, words[1:], open_args=unwrapped.open_args))
+            self.read_only(name, words[1:], scope, xargs=unwrapped.open_args)
         if program == "find":
             self.find_exec(words[1:], scope, depth)
+        tree = _writes_trees(program, words[1:])
         for target in _write_targets(program, words[1:]):
-            self.write(target, scope, content=program in _CONTENT_WRITERS)
+            self.write(target, scope, content=program in _CONTENT_WRITERS, tree=tree)
         if name in ("cd", "pushd", "popd"):
             self.cd(words[1:] if name != "popd" else [_literal("-")], scope)
+
+    def read_only(self, name: str, args: Sequence[Word], scope: _Scope, *, xargs: bool) -> None:
+        """Ask unless ``name args`` is known read-only; note what it reads and where git runs."""
+        found = _readers.check(name, args, xargs=xargs)
+        self.ask(found.reason)
+        for target in found.reads:
+            self.read(target, scope)
+        if found.git and scope.cwd is None:
+            self.ask("git runs in a folder that cannot be told before it runs")
+        elif found.git and scope.cwd is not None:
+            self.git_dirs.append(scope.cwd)
+
+    def read(self, target: _readers.Target, scope: _Scope) -> None:
+        """Note a path read; ask when it is known only at run time."""
+        found = path_of(target.word, home=self.home, cwd=scope.cwd)
+        if found is None:
+            self.ask(f"what {target.word.text} names cannot be told before it runs")
+            return
+        self.reads.append(PathAccess(found[0], found[1], target.recursive, target.content))
+
+    def written(self, target: Word, scope: _Scope, *, tree: bool) -> str:
+        """Note a path written; the always-ask place it changes, or empty."""
+        found = path_of(target, home=self.home, cwd=scope.cwd)
+        if found is None:
+            return ""
+        self.writes.append(PathAccess(found[0], found[1], tree))
+        return always_ask_place(found[0], home=self.home, data_dir=self.data_dir, recursive=tree)
 
     def shell(self, words: Sequence[Word], scope: _Scope, depth: int) -> None:
         """``bash -c 'script'`` is as safe as its script; any other shell use asks."""
