@@ -61,11 +61,11 @@ NOT_PUBLIC = [
     ("http://[fe80::1]/", {}, "a link-local address"),
     ("http://0.0.0.0:8000/", {}, "the unspecified address"),
     ("http://[::]/", {}, "the unspecified address"),
-    ("http://[::ffff:127.0.0.1]/", {}, "a loopback address (written as IPv6)"),
+    ("http://[::ffff:127.0.0.1]/", {}, "a loopback address, 127.0.0.1 written as IPv6"),
     (
         "http://[::ffff:169.254.169.254]/",
         {},
-        "a link-local address (where cloud metadata is served) (written",
+        "a link-local address (where cloud metadata is served), 169.254.169.254 written as IPv6",
     ),
     ("http://2130706433/", {}, "127.0.0.1 is a loopback address"),
     ("http://0x7f.1/", {}, "127.0.0.1 is a loopback address"),

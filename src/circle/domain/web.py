@@ -112,7 +112,7 @@ def address_concern(address: str | IPAddress) -> str:
         inner = _embedded_ipv4(ip)
         if inner is not None:
             concern = address_concern(inner)
-            return f"{concern} (written as IPv6)" if concern else ""
+            return f"{concern}, {inner} written as IPv6" if concern else ""
     if ip.is_unspecified:
         return "the unspecified address"
     if ip.is_loopback:
