@@ -16,7 +16,9 @@ from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.conversation import Thinking, ToolRow, TurnLine
 from circle.testing import Call, FakeProcessRunner, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, texts, until
+from .conftest import SIZE, FakeBackend, main_screen, screen_lines, send, texts, until
+
+PADDED = "ls -la" + "\n" * 60 + "; rm -rf build"
 
 
 async def test_an_answer_streams_in_as_markdown_and_the_turn_line_follows(
@@ -195,3 +197,56 @@ async def test_a_running_subagent_shows_its_current_step_under_its_task_row(
         )
         await pilot.pause()
         assert "Done." in str(row.body.content) and "↳" not in str(row.body.content)
+
+
+async def test_a_command_row_shows_a_padded_command_whole_and_says_how_many_lines_it_has(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.processes = FakeProcessRunner({PADDED: ProcessResult(exit_code=0, output="total 0\n")})
+    backend.model.add(answer("", Call("execute", {"command": PADDED})), answer("Listed."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "list")
+        await until(pilot, lambda: screen.card is not None)
+        await pilot.press("y")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        row = screen.conversation.query_one(ToolRow)
+        assert str(row.header.content) == "✓ execute  ls -la ⏎ ; rm -rf build  (+60 more lines)"
+        assert str(row.body.content).splitlines()[:3] == [
+            "$ ls -la  (+60 more lines)",
+            "  ⋯ 59 blank lines",
+            "  ; rm -rf build",
+        ]
+        shown = "\n".join(screen_lines(app))
+        assert "; rm -rf build" in shown and "total 0" in shown
+
+
+async def test_control_characters_in_a_command_output_and_a_subagent_step_are_escaped(
+    make_app: Callable[..., CircleApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        conversation = main_screen(app).conversation
+        args: dict[str, JsonValue] = {"description": "look", "prompt": "List", "subagent_type": "explore"}
+        conversation.apply(ToolExecutionStarted(tool_call_id="t1", tool_name="task", args=args))
+        step = ToolExecutionStarted(
+            tool_call_id="s1", tool_name="execute", args={"command": "echo \u202egnp.exe\x1b[2K\nrm -rf ~"}
+        )
+        conversation.apply(SubagentEvent("run1", "explore", "look", step, parent_call_id="t1"))
+        conversation.apply(
+            ToolExecutionStarted(tool_call_id="t2", tool_name="execute", args={"command": "ls"})
+        )
+        conversation.apply(
+            ToolExecutionEnded(
+                tool_call_id="t2", tool_name="execute", result="\x1b[31mred\x1b[0m\rok", is_error=False
+            )
+        )
+        await pilot.pause()
+        first, second = conversation.query(ToolRow)
+        step_line = "↳ execute  echo \\u202egnp.exe\\x1b[2K ⏎ rm -rf ~  (+1 more line)"
+        assert str(first.body.content) == step_line
+        assert str(second.body.content) == "$ ls\n\\x1b[31mred\\x1b[0m\\x0dok"
+        assert not [line for line in screen_lines(app) if "\x1b" in line or "\u202e" in line]

@@ -11,7 +11,7 @@ from circle.entrypoints.tui.screens.picker import TextScreen
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, answer
 
-from .conftest import SIZE, FakeBackend, FixedClock, main_screen, send, texts, until
+from .conftest import SIZE, FakeBackend, FixedClock, main_screen, screen_lines, send, texts, until
 
 
 def hanging(backend: FakeBackend, command: str) -> FakeProcessRunner:
@@ -208,3 +208,36 @@ async def test_shift_tab_cycles_the_mode_and_the_model_hears_of_plan_mode(
         await pilot.press("shift+tab")
         assert host.policy.mode == "default" and not host.plan_mode
         assert "Default mode" in texts(screen)
+
+
+async def test_the_strip_and_the_job_record_show_a_command_and_its_output_escaped(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    command = "npm run dev # \x1b[2K\r\x1b[1Als"
+    backend.mode = "auto"
+    runner = FakeProcessRunner({command: Hang("\x1b[2Jworking\u202e…\n")}, files=backend.files)
+    backend.processes = runner
+    backend.model.add(answer("", Call("execute", {"command": command})), answer("It runs on."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "serve")
+        await until(pilot, lambda: bool(runner.started) or screen.card is not None)
+        if screen.card is not None:
+            await pilot.press("y")
+            await until(pilot, lambda: bool(runner.started))
+        await until(pilot, lambda: "esc cancels" in str(screen.busy.content))
+        assert "npm run dev # \\x1b[2K\\x0d\\x1b[1Als" in str(screen.busy.content)
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: screen.strip.display)
+        await pilot.pause(0.1)
+        assert not [line for line in screen_lines(app) if "\x1b" in line]
+        assert "npm run dev # \\x1b[2K" in str(screen.strip.content)
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, TextScreen))
+        record = app.screen
+        assert isinstance(record, TextScreen)
+        assert "\\x1b[2Jworking\\u202e…" in record.text and "\x1b" not in record.title_text
+        await pilot.pause(0.1)
+        assert not [line for line in screen_lines(app) if "\x1b" in line or "\u202e" in line]

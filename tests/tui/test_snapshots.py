@@ -140,3 +140,21 @@ def test_the_light_theme(snap_compare: SnapCompare, backend: FakeBackend, clock:
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_the_approval_card_of_a_padded_command_at_80x24(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    padded = "ls -la" + "\n" * 60 + "; rm -rf build"
+    backend.model.add(answer("", Call("execute", {"command": padded})))
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "list")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        screen.busy.hide()
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
