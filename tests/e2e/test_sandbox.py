@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from circle._testing.gateway import chat_text, chat_tool_calls
+from circle._testing.gateway import ScriptedGateway, chat_text, chat_tool_calls
 from circle.adapters.local.sandbox import check_bwrap
 
 from .conftest import Circle
@@ -117,3 +118,95 @@ def test_an_unknown_sandbox_mode_is_bad_usage(cli: Circle) -> None:
     assert done.returncode == 2
     assert "unknown sandbox mode 'everything'" in done.stderr
     assert cli.gateway.requests == []
+
+
+@pytest.fixture
+def secrets(outside: Path, gateway: ScriptedGateway) -> Circle:
+    """`circle` with a home folder, a data folder and a workspace outside /tmp, holding credentials."""
+    home, data, work = outside / "home", outside / "data", outside / "work"
+    files = {
+        home / ".ssh/id_rsa": "SECRET-ssh",
+        home / ".aws/credentials": "SECRET-aws",
+        home / ".netrc": "SECRET-netrc",
+        data / "approvals.json": '{"rules": []}',
+        work / ".env": "SECRET-env",
+        work / ".env.example": "# copy to .env and fill it in",
+        work / "deploy/server.pem": "SECRET-pem",
+        work / "sub/.env.local": "SECRET-env-local",
+        work / ".gitignore": "sub/.env.local\n",
+        work / ".git/config": "[core]\n",
+        work / ".git/hooks/pre-commit.sample": "#!/bin/sh\n",
+    }
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return Circle(home=data, workspace=work, gateway=gateway)
+
+
+def _python() -> str:
+    if not os.access("/usr/bin/python3", os.X_OK):
+        pytest.skip("needs /usr/bin/python3 (the Debian package python3), which the sandbox shows")
+    return "/usr/bin/python3"
+
+
+def _spelled(path: Path) -> str:
+    """A Python expression for ``path`` that never spells it whole."""
+    text = str(path)
+    return " + ".join(repr(text[at : at + 4]) for at in range(0, len(text), 4))
+
+
+def _sandboxed(cli: Circle, command: str) -> str:
+    """The result of the model's ``command`` run by ``circle -p --yolo --sandbox workspace-write``.
+
+    The code that builds paths at run time is a script in the workspace rather than ``python -c``,
+    which asks in every mode (and so would not run here, where nobody answers)."""
+    cli.gateway.enqueue(chat_tool_calls([("c1", "execute", {"command": command})]), chat_text("Done."))
+    env = cli.env(HOME=str(cli.workspace.parent / "home"))
+    done = cli.run("-p", "--yolo", "--sandbox", "workspace-write", "try it", env=env)
+    assert done.returncode == 0, done.stderr
+    [result] = _tool_results(cli)
+    return result
+
+
+def test_paths_built_at_run_time_read_nothing_of_the_credentials(secrets: Circle) -> None:
+    home, work = secrets.workspace.parent / "home", secrets.workspace
+    hidden = [home / ".ssh/id_rsa", home / ".aws/credentials", home / ".netrc"]
+    hidden += [
+        work / ".env",
+        work / "deploy/server.pem",
+        work / "sub/.env.local",
+        secrets.home / "approvals.json",
+    ]
+    code = (
+        f"import os\nfor p in [{', '.join(_spelled(path) for path in hidden)}]:\n"
+        "    print(repr(open(p).read()) if os.path.exists(p) else 'missing')\n"
+        f"print(open({_spelled(work / '.env.example')}).read())"
+    )
+    (work / "probe.py").write_text(code)
+    command = f"{_python()} probe.py; cat $(printf '%s/.s%s/id_%s' \"$HOME\" sh rsa); echo end"
+    result = _sandboxed(secrets, command)
+    assert "SECRET" not in result, result
+    lines = result.splitlines()
+    assert set(lines[:7]) <= {"''", "missing"}, result
+    assert lines[7] == "# copy to .env and fill it in", "a template still reads"
+    assert lines[-2:] == ["end", "[exit code 0]"], result
+    assert (home / ".ssh/id_rsa").read_text() == "SECRET-ssh"
+
+
+def test_always_ask_places_cannot_be_written_but_the_workspace_can(secrets: Circle) -> None:
+    work, data = secrets.workspace, secrets.home
+    targets = [work / ".git/hooks/pre-commit", data / "approvals.json", work / "made.txt"]
+    code = (
+        f"for p in [{', '.join(_spelled(path) for path in targets)}]:\n"
+        "    try:\n"
+        "        open(p, 'w').write('changed')\n"
+        "        print('wrote')\n"
+        "    except OSError as exc:\n"
+        "        print('refused:', exc.strerror)\n"
+    )
+    (work / "probe.py").write_text(code)
+    result = _sandboxed(secrets, f"{_python()} probe.py")
+    assert result.splitlines()[:3] == ["refused: Read-only file system"] * 2 + ["wrote"], result
+    assert not (work / ".git/hooks/pre-commit").exists()
+    assert (data / "approvals.json").read_text() == '{"rules": []}'
+    assert (work / "made.txt").read_text() == "changed"
