@@ -48,21 +48,26 @@ def encodings(value: str) -> dict[str, str]:
         "xxd grouped": " ".join(hexed[i : i + 4] for i in range(0, len(hexed), 4)),
         "percent": quote(value, safe=""),
         "percent lower": quote(value, safe="").lower(),
+        "percent every byte": "".join(f"%{byte:02X}" for byte in raw),
         "first half": value[: len(value) // 2],
         "second half": value[len(value) // 2 :],
         "split across lines": value[:9] + "\n" + value[9:],
+        "rev, then base64": base64.b64encode(value[::-1].encode() + b"\n").decode(),
+        "upper case, then hex": value.upper().encode().hex(),
     }
 
 
 def runs(text: str, value: str, size: int = 8) -> list[str]:
-    """The runs of ``size`` characters of ``value``'s plain, reversed, hex and base64 forms in ``text``
-    (case and whitespace aside)."""
+    """The runs of ``size`` characters of ``value``'s plain, reversed, hex and base64 forms (also of the
+    value reversed or in upper case) in ``text``, case and whitespace aside."""
     squeezed = "".join(text.split()).lower()
-    raw = value.encode()
-    forms = [value, value[::-1], raw.hex(), quote(value, safe="")]
-    for prefix in (b"", b"x", b"xy"):
-        for encode in (base64.b64encode, base64.urlsafe_b64encode):
-            forms.append(encode(prefix + raw + b"\0\0").decode()[len(prefix) + 1 : -4])
+    forms = [value, value[::-1]]
+    for base in (value, value[::-1], value.upper()):
+        raw = base.encode()
+        forms += [raw.hex(), quote(base, safe=""), "".join(f"%{byte:02x}" for byte in raw)]
+        for prefix in (b"", b"x", b"xy"):
+            for encode in (base64.b64encode, base64.urlsafe_b64encode):
+                forms.append(encode(prefix + raw + b"\0\0").decode()[len(prefix) + 1 : -4])
     forms = ["".join(form.split()).lower() for form in forms]
     return [f[i : i + size] for f in forms for i in range(len(f) - size + 1) if f[i : i + size] in squeezed]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from circle.domain.redact import redact
+from circle.domain.redact import hidden_parts, redact
 
 OPENAI = "sk-proj-" + "Ab1" * 16
 ANTHROPIC = "sk-ant-api03-" + "x9Y_" * 20
@@ -100,3 +100,16 @@ def test_redacting_twice_changes_nothing_more() -> None:
     for text, _ in HIDDEN:
         once = redact(text)
         assert redact(once) == once
+
+
+@pytest.mark.parametrize("token", [OPENAI, ANTHROPIC, GITHUB, "AKIAIOSFODNN7EXAMPLE", JWT])
+def test_a_token_written_backwards_is_redacted(token: str) -> None:
+    assert redact(f"x {token[::-1]} y") == "x [REDACTED] y"
+    assert redact(f"KEY={token}\n"[::-1]) == "\n[REDACTED]=YEK"
+
+
+def test_the_parts_redact_hides_are_named() -> None:
+    pem = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----"
+    text = f"url=https://u:pa55word@db/x {OPENAI} {GITHUB[::-1]} {pem}"
+    assert hidden_parts(text) == [OPENAI, GITHUB[::-1], "pa55word", "MIIE"]
+    assert hidden_parts("nothing here, max_tokens=4096, password=%DB%") == []

@@ -3,9 +3,10 @@
 A :class:`Masker` holds values to hide, each with the label written in its place. It looks for each
 value's *forms*: the value itself; its UTF-8 bytes in hex, in base64 (standard and URL-safe, padded or
 not, and at each of the three byte alignments it can have inside a longer base64 stream) and
-percent-encoded; and each of those reversed. It compares with ASCII case folded (``tr A-Z a-z``, hex in
-upper case) and whitespace left out (``xxd -p`` and ``base64`` wrapping lines, ``fold``, ``xxd``'s
-groups), so a form split across lines is one run.
+percent-encoded (the reserved characters, or every byte), also of the value reversed or in one case;
+and each of those reversed. It compares
+with ASCII case folded (``tr A-Z a-z``, hex in upper case) and whitespace left out (``xxd -p`` and
+``base64`` wrapping lines, ``fold``, ``xxd``'s groups), so a form split across lines is one run.
 
 A run of a form at least :func:`run_length` characters long (8, or half a short value, never under 4;
 8 for hex and base64, which double or stretch the value), found anywhere, is hidden: a whole form is
@@ -95,14 +96,11 @@ def run_length(size: int, *, floor: int = GRAM) -> int:
 
 def forms(value: str) -> list[tuple[str, bool, bool]]:
     """The forms of ``value`` looked for (squeezed, without repeats), each with whether it is a whole
-    encoding of it and whether it is encoded (hex, base64: hidden from 8 characters only)."""
-    raw = value.encode("utf-8", "surrogatepass")
-    found = [(value, True, False), (quote(value, safe=""), True, False), (quote_plus(value), True, False)]
-    found.append((raw.hex(), True, True))
-    for encode in (base64.b64encode, base64.urlsafe_b64encode):
-        padded = encode(raw).decode("ascii")
-        found += [(padded, True, True), (padded.rstrip("="), True, True)]
-        found += [(_aligned(raw, shift, encode), False, True) for shift in (1, 2)]
+    encoding of it and whether it is encoded (hex, base64: hidden from 8 characters only). The value
+    reversed, in lower and in upper case is encoded too (``rev | base64``, ``tr a-z A-Z | xxd -p``)."""
+    found = [(value, True, False)]
+    for base in dict.fromkeys((value, value[::-1], value.lower(), value.upper())):
+        found += _encodings(base)
     found += [(text[::-1], whole, encoded) for text, whole, encoded in found]
     kept: dict[str, tuple[bool, bool]] = {}
     for text, whole, encoded in found:
@@ -110,6 +108,18 @@ def forms(value: str) -> list[tuple[str, bool, bool]]:
         was_whole, was_encoded = kept.get(key, (False, True))
         kept[key] = (was_whole or whole, was_encoded and encoded)
     return [(text, whole, encoded) for text, (whole, encoded) in kept.items()]
+
+
+def _encodings(text: str) -> list[tuple[str, bool, bool]]:
+    """``text`` percent-encoded, in hex and in base64 (whole, or as it sits in a longer stream)."""
+    raw = text.encode("utf-8", "surrogatepass")
+    found = [(quote(text, safe=""), True, False), (quote_plus(text), True, False)]
+    found += [(raw.hex(), True, True), ("".join(f"%{byte:02x}" for byte in raw), True, True)]
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        padded = encode(raw).decode("ascii")
+        found += [(padded, True, True), (padded.rstrip("="), True, True)]
+        found += [(_aligned(raw, shift, encode), False, True) for shift in (1, 2)]
+    return found
 
 
 def _aligned(raw: bytes, shift: int, encode: Callable[[bytes], bytes]) -> str:
