@@ -117,50 +117,92 @@ def test_line_mode_refuses_print_and_rpc_flags(cli: Circle) -> None:
         assert "Traceback" not in done.stderr
 
 
+class Terminal:
+    """`circle --line` on a pseudo-terminal: what it wrote so far, and lines typed to it."""
+
+    def __init__(self, cli: Circle) -> None:
+        self.leader, follower = pty.openpty()
+        self.proc = subprocess.Popen(
+            [circle_command(), "--line"],
+            cwd=cli.workspace,
+            env=cli.env(),
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            close_fds=True,
+        )
+        os.close(follower)
+        self.seen = b""
+
+    def read_until(self, text: bytes, timeout: float = 20) -> bytes:
+        """Everything written up to and with ``text``."""
+        deadline = time.monotonic() + timeout
+        while text not in self.seen:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} never came; saw {self.seen.decode(errors='replace')}")
+            ready, _, _ = select.select([self.leader], [], [], 0.1)
+            if ready:
+                try:
+                    self.seen += os.read(self.leader, 4096)
+                except OSError:
+                    break
+        return self.seen[: self.seen.index(text) + len(text)]
+
+    def type(self, line: str) -> None:
+        os.write(self.leader, line.encode() + b"\n")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        os.close(self.leader)
+
+
 def test_at_a_terminal_a_command_is_asked_line_by_line(cli: Circle) -> None:
     _trust(cli)
     cli.gateway.enqueue(
         chat_tool_calls([("c1", "execute", {"command": "touch made-by-circle"})]),
         chat_text("Made it."),
     )
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [circle_command(), "--line"],
-        cwd=cli.workspace,
-        env=cli.env(),
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        close_fds=True,
-    )
-    os.close(follower)
-    seen = b""
-
-    def read_until(text: bytes, timeout: float = 20) -> None:
-        nonlocal seen
-        deadline = time.monotonic() + timeout
-        while text not in seen:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never came; saw {seen.decode(errors='replace')}")
-            ready, _, _ = select.select([leader], [], [], 0.1)
-            if ready:
-                try:
-                    seen += os.read(leader, 4096)
-                except OSError:
-                    break
-
+    term = Terminal(cli)
     try:
-        read_until(b"> ")
-        os.write(leader, b"make the file\n")
-        read_until(b"allow?")
-        assert b"touch made-by-circle" in seen
-        os.write(leader, b"y\n")
-        read_until(b"Made it.")
-        read_until(b"> ")
-        os.write(leader, b"/quit\n")
-        assert proc.wait(timeout=20) == 0
+        term.read_until(b"> ")
+        term.type("make the file")
+        assert b"touch made-by-circle" in term.read_until(b"allow?")
+        term.type("y")
+        term.read_until(b"Made it.")
+        term.read_until(b"> ")
+        term.type("/quit")
+        assert term.proc.wait(timeout=20) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(leader)
+        term.close()
     assert (cli.workspace / "made-by-circle").exists()
+
+
+def test_at_a_terminal_a_padded_command_is_shown_whole_and_its_first_line_is_next_to_the_question(
+    cli: Circle,
+) -> None:
+    _trust(cli)
+    padded = "touch first" + "\n" * 60 + "; touch second # \x1b[2K\r\x1b[1A\u202e"
+    cli.gateway.enqueue(chat_tool_calls([("c1", "execute", {"command": padded})]), chat_text("Left it."))
+    term = Terminal(cli)
+    try:
+        term.read_until(b"> ")
+        term.type("make the files")
+        asked = term.read_until(b"allow?").decode()
+        block = asked[asked.index("wants to run:") :]
+        assert block.splitlines()[1:] == [
+            "  touch first",
+            "  ⋯ 59 blank lines",
+            "  ; touch second # \\x1b[2K\\x0d\\x1b[1A\\u202e",
+            "circle: its first line: touch first  (+60 more lines), all shown above",
+            "allow?",
+        ]
+        assert "\x1b[1A" not in asked and "\u202e" not in asked and "\n\n\n" not in asked
+        term.type("n")
+        term.read_until(b"Left it.")
+        term.read_until(b"> ")
+        term.type("/quit")
+        assert term.proc.wait(timeout=20) == 0
+    finally:
+        term.close()
+    assert not (cli.workspace / "first").exists()
