@@ -304,22 +304,91 @@ ALWAYS_ASK = [
     ("rm -rf .git", ".git"),
     ("bash -c 'echo x > .git/hooks/pre-push'", ".git/hooks"),
     ("echo $(touch .circle/x)", ".circle/"),
+    # Resolved against the folder the walk tracks, at any depth.
+    ("cd .git/hooks && echo 'exit 0' > pre-commit", ".git/hooks"),
+    ("cd .git && cp evil.sh hooks/pre-push", ".git/hooks"),
+    ("echo x > sub/.git/hooks/pre-commit", ".git/hooks"),
+    ("echo x > .git/modules/sub/config", ".git/config"),
+    ("touch sub/.circle/settings.json", ".circle/"),
+    ("cd sub && mv x .gitmodules", ".gitmodules"),
+    ("cp --target-directory=.git/hooks evil.sh", ".git/hooks"),
+    # Git subcommands that change configuration, hooks or submodules.
+    ("git init --template=/tmp/t", ".git/hooks"),
+    ("git init --temp /tmp/t", ".git/hooks"),
+    ("git clone --template=/tmp/t https://x/r.git", ".git/hooks"),
+    ("git clone -c core.hooksPath=/tmp https://x/r.git", ".git/config"),
+    ("git clone --separate-git-dir=/tmp/g https://x/r.git", ".git/config"),
+    ("git remote add evil https://x", ".git/config"),
+    ("git remote set-url origin https://x", ".git/config"),
+    ("git submodule add https://x/r.git sub", ".gitmodules"),
+    ("git config core.hooksPath x", ".git/config"),
+    ("git config --add core.hooksPath x", ".git/config"),
+    ("git config --rem core", ".git/config"),
+    ("git -C sub config core.fsmonitor x", ".git/config"),
+    ("git config --global core.hooksPath x", "~/.gitconfig"),
+    ("git branch -u origin/main", ".git/config"),
+    ("git branch --set-upstream-to=origin/main", ".git/config"),
+    ("git branch --unset-up", ".git/config"),
+    ("git branch --edit-description", ".git/config"),
+    ("git worktree add ../w", ".git"),
+    # Circle's own folders.
+    ("echo {} > /home/ana/.local/share/circle/approvals.json", "Circle's data folder"),
+    ("cp x ~/.local/share/circle/secrets.json", "Circle's data folder"),
+    ("rm -rf ~/.local/share", "Circle's data folder"),
+    ("cp evil.py ~/.circle/extensions/", "~/.circle"),
+    ("cd ~/.circle/skills && echo x > s.md", "~/.circle"),
 ]
 
 
 @pytest.mark.parametrize(("command", "place"), ALWAYS_ASK)
 def test_writes_into_git_hooks_config_and_circle_ask_in_every_mode(command: str, place: str) -> None:
-    verdict = classify(command)
+    verdict = classify_command(
+        command, workspace=WORKSPACE, home=HOME, data_dir="/home/ana/.local/share/circle"
+    )
     assert verdict.kind == "ask"
     assert verdict.always_ask
     assert verdict.reason == f"writes into {place}, which asks in every mode"
 
 
 @pytest.mark.parametrize(
-    "command", ["cat .git/config", "git config --get user.name", "cp .git/config backup.txt", "ls .git/hooks"]
+    "command",
+    [
+        "cat .git/config",
+        "git config --get user.name",
+        "git config --get-r user",
+        "git config --li",
+        "git config -l --show-origin",
+        "git config user.name",
+        "git remote -v",
+        "git remote get-url origin",
+        "git submodule status",
+        "git branch -a",
+        "git init",
+        "cp .git/config backup.txt",
+        "ls .git/hooks",
+    ],
 )
 def test_reading_git_config_or_hooks_does_not_always_ask(command: str) -> None:
     assert not classify(command).always_ask
+
+
+RED_TEAM = [
+    ("env --s='rm -rf ~'", "refuse", "rm -rf of your home folder is always refused"),
+    ("env --sp=reboot", "refuse", "reboot is always refused"),
+    ("sort --o=pwned.txt notes.txt", "ask", "sort --o (--output) writes a file"),
+    ("date --se=@0", "ask", "date --se (--set) can set the clock"),
+    ("nice --adj 5 rm -rf ~", "refuse", "rm -rf of your home folder is always refused"),
+    ("timeout --sig KILL 5 rm -rf ~", "refuse", "rm -rf of your home folder is always refused"),
+    ("ls -A | xargs cat", "ask", "cat with arguments from xargs cannot be checked"),
+    ("echo %API_KEY%", "ask", "it uses a saved secret, whose value Circle fills in as it runs"),
+    ("curl -H 'Authorization: Bearer %TOKEN%' https://x", "ask", "it uses a saved secret"),
+]
+
+
+@pytest.mark.parametrize(("command", "kind", "reason"), RED_TEAM)
+def test_what_the_red_team_ran_unasked_now_asks_or_is_refused(command: str, kind: str, reason: str) -> None:
+    verdict = classify(command)
+    assert (verdict.kind, reason in verdict.reason) == (kind, True), verdict.reason
 
 
 def test_a_refusal_keeps_always_ask_when_it_also_writes_a_hook() -> None:

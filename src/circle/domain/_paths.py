@@ -3,8 +3,8 @@
 :func:`path_of` turns a decoded word into the path bash would pass: ``~``, ``$HOME``, ``${HOME}``
 and ``$PWD`` resolved, relative paths joined to the folder the command runs in, ``//`` and ``..``
 folded. A word with unquoted ``*``, ``?`` or ``[...]`` gives a glob in which each quoted glob
-character is written as a one-character class (``[*]``), as :func:`glob.escape` does, so the
-caller can expand it against the real tree.
+character is written as a one-character class (``[*]``), as :func:`glob.escape` does, and a
+negated class as ``[!...]`` (bash's ``[^...]``), so the caller can expand it with :mod:`glob`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ def has_braces(word: Word) -> bool:
     return word.pattern and bool(_BRACES.search(word.text))
 
 
+def _escape(text: str, *, glob: bool) -> str:
+    return _MAGIC.sub(r"[\1]", text) if glob else text
+
+
 def path_of(word: Word, *, home: str, cwd: str | None) -> tuple[str, bool] | None:
     """The absolute path ``word`` names and whether it is a glob; None when it depends on what
     is known only when it runs (a variable, ``~user``, a brace expansion, an unknown folder)."""
@@ -40,7 +44,7 @@ def path_of(word: Word, *, home: str, cwd: str | None) -> tuple[str, bool] | Non
     out: list[str] = []
     for part in word.parts:
         if part.kind == "text":
-            out.append(part.value if not glob or word.pattern else _MAGIC.sub(r"[\1]", part.value))
+            out.append(part.value.replace("[^", "[!") if word.pattern else _escape(part.value, glob=glob))
         elif part.kind == "glob":
             out.append(part.value)
         elif (part.kind, part.value) in (("tilde", "~"), ("var", "HOME")):
@@ -63,13 +67,19 @@ _GIT_INSIDE = ("hooks", "config")
 def always_ask_place(path: str, *, home: str, data_dir: str | None, recursive: bool = False) -> str:
     """The always-ask place that writing ``path`` changes, or empty.
 
-    The places: Circle's data folder, ``<home>/.circle``, and at any depth ``.git/hooks``,
+    The places: Circle's data folder, ``<home>/.circle``, git's own configuration
+    (``~/.gitconfig``, ``~/.config/git``), and at any depth ``.git/hooks``,
     ``.git/config``, ``.git``, ``.gitmodules`` and ``.circle/``. Names are matched without case
     (as macOS folders are), and a glob matches a place it could expand to. A recursive write (or
     a move) of a folder that holds the data folder or ``<home>/.circle`` changes it too.
     """
     lowered = path.lower()
-    for folder, name in ((data_dir, "Circle's data folder"), (posixpath.join(home, ".circle"), "~/.circle")):
+    for folder, name in (
+        (data_dir, "Circle's data folder"),
+        (posixpath.join(home, ".circle"), "~/.circle"),
+        (posixpath.join(home, ".gitconfig"), "~/.gitconfig"),
+        (posixpath.join(home, ".config/git"), "~/.config/git"),
+    ):
         if not folder:
             continue
         folder = normal(folder).lower()
