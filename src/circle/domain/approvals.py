@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Literal
 
-from . import _bash, _git_rules, _readers
+from . import _bash, _danger, _git_rules, _readers
 from ._bash import Command, Compound, Part, Pipeline, Redirect, Script, Word
 from ._getopt import parse as _parse_options
 from ._option_tables import WRAPPERS as _WRAPPER_OPTIONS
@@ -661,9 +661,14 @@ class _Walk:
     reads: list[PathAccess] = field(default_factory=list)
     writes: list[PathAccess] = field(default_factory=list)
     git_dirs: list[str] = field(default_factory=list)
+    risky: str = ""
+    danger: _danger.State = field(default_factory=lambda: _danger.State())
 
     def ask(self, reason: str) -> None:
         self.asked = self.asked or reason
+
+    def risk(self, reason: str) -> None:
+        self.risky = self.risky or reason
 
     def refuse(self, reason: str) -> None:
         self.refused = self.refused or reason
@@ -672,13 +677,13 @@ class _Walk:
         words = tuple(self.words)
         found = (tuple(dict.fromkeys(self.writes)), tuple(dict.fromkeys(self.git_dirs)))
         if self.refused:
-            return CommandVerdict("refuse", self.refused, bool(self.guarded), words, "", (), *found)
+            return CommandVerdict("refuse", self.refused, bool(self.guarded), words, self.risky, (), *found)
         if self.guarded or self.asked:
             reason = self.guarded or self.asked
-            return CommandVerdict("ask", reason, bool(self.guarded), words, "", (), *found)
+            return CommandVerdict("ask", reason, bool(self.guarded), words, self.risky, (), *found)
         reads = tuple(dict.fromkeys(self.reads))
         safe = "every command is known read-only"
-        return CommandVerdict("safe", safe, False, words, "", reads, *found)
+        return CommandVerdict("safe", safe, False, words, self.risky, reads, *found)
 
     def place(self, scope: _Scope) -> _Place:
         return _Place(self.home, self.workspace, scope.cwd)
@@ -701,6 +706,7 @@ class _Walk:
         self.script(_bash.parse(source, nesting=depth + 1), scope, depth + 1)
 
     def pipeline(self, pipeline: Pipeline, scope: _Scope, depth: int) -> None:
+        _danger.pipeline(self, pipeline, scope, depth)
         fetched = False
         fed: list[str] = []
         for stage in pipeline.stages:
@@ -727,6 +733,8 @@ class _Walk:
         kind = compound.kind
         if kind == "function_definition" and _is_fork_bomb(compound):
             self.refuse("a fork bomb is always refused")
+        if kind == "function_definition":
+            _danger.define(self, compound)
         if kind in ("subshell", "compound_statement", "test_command"):
             self.script(compound.body, scope.copy() if kind == "subshell" else scope, depth + 1)
         else:
@@ -742,6 +750,7 @@ class _Walk:
             self.script(substitution.script, scope.copy(), depth + 1)
 
     def command(self, command: Command, scope: _Scope, depth: int) -> None:
+        _danger.assign(self, command)
         if command.words and not command.words[0].literal:
             self.ask(_dynamic_name(command.words[0]))
         for word in (*command.assignments, *command.words):
@@ -762,6 +771,7 @@ class _Walk:
         program = _program(argv[0]) if argv else ""
         for redirect in redirects:
             self.substitutions(redirect.target, scope, depth)
+            _danger.redirect(self, redirect, argv, scope)
             if redirect.operator in ("<", "<>"):
                 self.read(_readers.Target(redirect.target), scope)
             if redirect.heredoc or redirect.operator == "<<<":
@@ -787,7 +797,7 @@ class _Walk:
             self.refuse("writing to a disk device is always refused")
         if redirect in (">", ">|", "&>") and path in _ACCOUNT_FILES:
             self.refuse(f"overwriting {path} is always refused")
-        place = self.written(target, scope, tree=tree) or _protected(text)
+        place = _protected(text) or self.written(target, scope, tree=tree)
         if place:
             self.guarded = self.guarded or f"writes into {place}, which asks in every mode"
         if redirect:
@@ -805,6 +815,7 @@ class _Walk:
             self.ask(f"setting {unsafe[0].split('=')[0]} for a command is not checked")
         if unwrapped.chdir:
             scope = _Scope(None)
+        _danger.command(self, unwrapped, scope, depth)
         if unwrapped.split is not None:
             self.ask("env -S cannot be checked")
             self.nested(" ".join((unwrapped.split, *(w.text for w in words))), scope.copy(), depth)
