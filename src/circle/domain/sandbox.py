@@ -274,11 +274,14 @@ def sandbox_note(policy: SandboxPolicy | None) -> str | None:
     if policy.mode == "read-only":
         return (
             "Commands run in a read-only sandbox: nothing on disk can be changed, not even the "
-            f"workspace (/tmp is an empty scratch folder for each command); {network}."
+            "workspace (/tmp is an empty scratch folder for each command); credential files and "
+            f"Circle's data folder look empty; {network}."
         )
     return (
         "Commands run in a sandbox: the file system is read-only except the workspace and /tmp "
-        f"(/tmp is empty for each command and cleared after it); {network}."
+        "(/tmp is empty for each command and cleared after it); credential files and Circle's data "
+        "folder look empty, and .git/hooks, .git/config, .gitmodules and .circle/ are read-only; "
+        f"{network}."
     )
 
 
