@@ -133,8 +133,10 @@ def test_ordinary_git_changes_to_the_config_and_a_new_repository_are_kept(cli: C
     assert "Circle undid" not in results[0], results
     assert (cli.workspace / "sub" / ".git" / "config").exists()
     _git(cli.workspace, "init", "-q")
-    command = "printf '[branch \"main\"]\\n\\tremote = origin\\n' >> \"$(git rev-parse --git-dir)/config\""
-    results = run_calls(cli, [execute("c1", command)], "--yolo")
+    (cli.workspace / "upstream.py").write_text(
+        "open('.git/config', 'a').write('[branch \"main\"]\\n\\tremote = origin\\n')\n"
+    )
+    results = run_calls(cli, [execute("c1", "python3 upstream.py")], "--yolo")
     assert "Circle undid" not in results[0], results
     assert "remote = origin" in (cli.workspace / ".git" / "config").read_text()
 

@@ -95,6 +95,13 @@ class CredentialFiles:
         known = await self._current()
         return info.identity in known.identities or not known.complete
 
+    async def is_known(self, info: FileInfo) -> bool:
+        """Whether ``info`` (a ``stat`` through symlinks) is one of the known credential files, by
+        inode, whatever its link count: a symlink to one is stat'ed as the file itself."""
+        if info.kind != "file" or not info.inode:
+            return False
+        return info.identity in (await self._current()).identities
+
     async def _current(self) -> _Known:
         now = self._clock()
         if self._known is None or now - self._known.at > CACHE_SECONDS:

@@ -24,7 +24,8 @@ class ApprovalRequest:
             and ``subject`` is then empty. For ``execute``, each simple command of the line,
             normalized (see :func:`circle.domain.approval_rules.command_subjects`).
         ask_reason: Why an ``always_ask`` call asks in every mode (a protected place, a command an
-            always-refused pattern could match); empty: the protected places' standard reason.
+            always-refused pattern could match; empty: the protected places' standard reason), or,
+            for another call, what the tool found that keeps it from running unasked.
     """
 
     tool_name: str

@@ -172,6 +172,14 @@ class ToolContext:
             )
         return await self._credentials.is_credential(join_in_workspace(self.workspace, path), info=info)
 
+    async def is_known_credential(self, info: FileInfo) -> bool:
+        """Whether a file met in a scan (stat'ed through symlinks) is a known credential file by
+        inode, or a second name of one: for checking many files without a look-up each."""
+        if self._credentials is None:
+            await self.is_credential(self.workspace)
+        assert self._credentials is not None
+        return await self._credentials.is_known(info) or await self._credentials.is_linked_credential(info)
+
     @property
     def project(self) -> str:
         return project_folder(self.workspace)

@@ -132,51 +132,29 @@ async def _read_reaches(access: PathAccess, ctx: ToolContext) -> str:
 
 
 async def _is_credential(path: str, ctx: ToolContext) -> bool:
-    check = getattr(ctx, "is_credential", None)
-    if check is not None:
-        return bool(await check(path))
-    return is_credential_path(path) or is_credential_path(await ctx.files.resolve(path))
+    return await ctx.is_credential(path)
 
 
 async def _credential_below(folder: str, ctx: ToolContext) -> str:
-    """The first credential file below ``folder`` (shown for a person), ``"too many"``-style text
-    when the folder is too large to look through, or empty."""
+    """The first credential file below ``folder`` (by name, or by inode for links to one), shown for
+    a person; a note when the folder is too large to look through; empty for none."""
     try:
         info = await ctx.files.stat(folder)
+        if info is None or info.kind != "dir":
+            return ""
+        scan = await ctx.files.scan(folder, keep=_everything, limit=MAX_SCANNED)
     except OSError:
         return ""
-    if info is None or info.kind != "dir":
-        return ""
-    pending = [folder]
-    seen = 0
-    while pending:
-        current = pending.pop()
-        try:
-            entries = await ctx.files.list_dir(current)
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            if seen > MAX_SCANNED:
-                return f"more than {MAX_SCANNED:,} files, too many to check for credential files"
-            if is_credential_path(entry.path) or await _linked_credential(entry.path, entry.kind, ctx):
-                return ctx.show(entry.path)
-            if entry.kind == "dir" and not await _is_link(entry.path, ctx):
-                pending.append(entry.path)
+    for entry in scan.files:
+        if is_credential_path(entry.path) or await ctx.is_known_credential(entry):
+            return ctx.show(entry.path)
+    if not scan.complete:
+        return f"more than {MAX_SCANNED:,} files, too many to check for credential files"
     return ""
 
 
-async def _is_link(path: str, ctx: ToolContext) -> bool:
-    return await ctx.files.resolve(path) != path
-
-
-async def _linked_credential(path: str, kind: str, ctx: ToolContext) -> bool:
-    """A symlink (or, where the context can tell, a hard link) to a credential file."""
-    resolved = await ctx.files.resolve(path)
-    if resolved != path and is_credential_path(resolved):
-        return True
-    check = getattr(ctx, "is_credential", None)
-    return kind == "file" and check is not None and bool(await check(path))
+def _everything(path: str) -> bool:
+    return True
 
 
 async def expand_glob(pattern: str, ctx: ToolContext) -> list[str] | None:

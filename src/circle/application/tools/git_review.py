@@ -52,7 +52,7 @@ _RUNS_PROGRAM = re.compile(
   | gpg\.(?:.+\.)?program | uploadpack\.packobjectshook | remote\..+\.(?:uploadpack|receivepack)
   | interactive\.difffilter | (?:diff|merge)tool\..+\.(?:cmd|path) | browser\..+\.(?:cmd|path)
   | web\.browser | man\..+\.(?:cmd|path) | sendemail\..+ | instaweb\..+
-  | trailer\..+\.(?:command|cmd) | submodule\..+\.update | alias\..+ | core\.worktree
+  | trailer\..+\.(?:command|cmd) | submodule\..+\.update | alias\..+
     """,
     re.VERBOSE,
 )

@@ -63,7 +63,7 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         args.command,
         subject=args.command,
         always_ask=review.always_ask,
-        ask_reason=review.ask_reason,
+        ask_reason=review.ask_reason or review.reason,
         safe=review.safe and not review.always_ask,
     )
     env = {**(ctx.env or os.environ), **review.env} if review.env else ctx.env
