@@ -797,7 +797,7 @@ class _Walk:
             self.refuse("writing to a disk device is always refused")
         if redirect in (">", ">|", "&>") and path in _ACCOUNT_FILES:
             self.refuse(f"overwriting {path} is always refused")
-        place = _protected(text) or self.written(target, scope, tree=tree)
+        place = self.written(target, scope, tree=tree) or _protected(text)
         if place:
             self.guarded = self.guarded or f"writes into {place}, which asks in every mode"
         if redirect:
