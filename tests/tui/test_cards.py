@@ -303,3 +303,30 @@ async def test_control_characters_in_a_command_are_escaped_on_the_card_the_row_a
         assert any(f"execute  {escaped} · esc cancels" in line for line in lines)
         await pilot.press("n")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 40)])
+async def test_a_long_file_change_scrolls_inside_the_card_and_the_options_stay_in_sight(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, size: tuple[int, int]
+) -> None:
+    content = "".join(f"line {i}\n" for i in range(60))
+    backend.model.add(
+        answer("", Call("write_file", {"file_path": "big.txt", "content": content})), answer("No.")
+    )
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "write it")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await pilot.pause(0.1)
+        shown = "\n".join(screen_lines(app))
+        assert "+line 0" in shown and "1. Allow once" in shown and "3. Deny" in shown
+        for _ in range(10):
+            await pilot.press("pagedown")
+        await pilot.pause(0.1)
+        shown = "\n".join(screen_lines(app))
+        assert "+line 0" not in shown and "more lines" in shown and "3. Deny" in shown
+        await pilot.press("n")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert "/work/big.txt" not in backend.files.files
