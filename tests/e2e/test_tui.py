@@ -24,12 +24,13 @@ TMUX = shutil.which("tmux")
 
 
 class Terminal:
-    """A detached tmux session of 110x34 running one command."""
+    """A detached tmux session (110x34 unless told) running one command."""
 
     def __init__(self, name: str) -> None:
         assert TMUX is not None
         self.name = name
         self.socket = f"circle-test-{name}"
+        self.size = (110, 34)
 
     def tmux(self, *args: str) -> str:
         assert TMUX is not None
@@ -37,7 +38,8 @@ class Terminal:
         return done.stdout
 
     def start(self, command: str) -> None:
-        self.tmux("new-session", "-d", "-s", self.name, "-x", "110", "-y", "34", command)
+        columns, rows = self.size
+        self.tmux("new-session", "-d", "-s", self.name, "-x", str(columns), "-y", str(rows), command)
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.name)
@@ -149,3 +151,31 @@ def test_first_run_sets_up_the_endpoint_in_the_terminal(cli: Circle, terminal: T
     terminal.keys("Enter")
     screen = terminal.wait_for(lambda s: "EXIT=" in s, what="the exit")
     assert "EXIT=0" in screen
+
+
+def test_a_padded_command_is_shown_whole_on_the_card_in_an_80x24_terminal(
+    cli: Circle, terminal: Terminal
+) -> None:
+    assert cli.run("trust", str(cli.workspace)).returncode == 0
+    padded = "touch first" + "\n" * 60 + "; touch second # \x1b[2K\r\x1b[1A"
+    cli.gateway.enqueue(chat_tool_calls([("call_1", "execute", {"command": padded})]), chat_text("Left it."))
+    env = cli.env(TERM="xterm-256color", CIRCLE_THEME="dark")
+    exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+    script = cli.workspace.parent / "run.sh"
+    script.write_text(
+        f"cd {shlex.quote(str(cli.workspace))} && env -i {exports} {shlex.quote(circle_command())}; "
+        "sleep 30\n"
+    )
+    terminal.size = (80, 24)
+    terminal.start(f"bash {shlex.quote(str(script))}")
+    terminal.wait_for(lambda s: "thinking off" in s, what="the footer")
+    terminal.type("make the files")
+    terminal.keys("Enter")
+    screen = terminal.wait_for(lambda s: "3. Deny" in s, what="the approval card and its options")
+    assert "$ touch first  (+60 more lines)" in screen
+    assert "⋯ 59 blank lines" in screen
+    assert "; touch second # \\x1b[2K\\x0d\\x1b[1A" in screen
+    assert "execute  touch first ⏎ ; touch second" in screen
+    terminal.keys("n")
+    terminal.wait_for(lambda s: "Left it." in s, what="the answer")
+    assert not (cli.workspace / "first").exists() and not (cli.workspace / "second").exists()
