@@ -53,8 +53,8 @@ gives ``git push`` too)."""
 _EXPANDS = re.compile(r"[$`*?]|\[.*\]|(?:^|[=:])~|\{[^{}]*(?:,|\.\.)[^{}]*\}|\{\}|[<>]\(")
 """A word the shell still expands: a variable, substitution, glob, tilde or brace expansion
 (or find's ``{}``); quoted text that looks like one counts too."""
-_MAX_DOUBT = 4096
-"""Known prefixes longer than this are not compared: such a subject could match any rule."""
+_MAX_DOUBT = 200_000
+"""Comparisons that take more steps than this stop: the patterns could match."""
 
 
 def command_subjects(words: Sequence[Sequence[str]]) -> tuple[str, ...]:
@@ -149,11 +149,9 @@ def _escape(text: str) -> str:
 def could_match(pattern: str, shape: str) -> bool:
     """Whether some text matches both ``pattern`` and ``shape`` (two ``fnmatch`` patterns).
 
-    A character class against another class counts as a possible match, and a ``shape`` longer
-    than :data:`_MAX_DOUBT` always may match: the answer errs towards True.
+    A character class against another class counts as a possible match, and a comparison that
+    takes more than :data:`_MAX_DOUBT` steps stops with True: the answer errs towards True.
     """
-    if len(shape) > _MAX_DOUBT or len(pattern) > _MAX_DOUBT:
-        return True
     left, right = _tokens(pattern), _tokens(shape)
     seen: set[tuple[int, int]] = set()
     todo = [(0, 0)]
@@ -161,6 +159,8 @@ def could_match(pattern: str, shape: str) -> bool:
         state = todo.pop()
         if state in seen:
             continue
+        if len(seen) >= _MAX_DOUBT:
+            return True
         seen.add(state)
         i, j = state
         if i == len(left) and j == len(right):
