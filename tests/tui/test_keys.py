@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from circle.application.events import RetryScheduled
 from circle.entrypoints.tui.app import CircleApp, exit_lines
-from circle.entrypoints.tui.screens.picker import TextScreen
+from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, answer
 
@@ -213,7 +213,7 @@ async def test_shift_tab_cycles_the_mode_and_the_model_hears_of_plan_mode(
 async def test_the_strip_and_the_job_record_show_a_command_and_its_output_escaped(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    command = "npm run dev # \x1b[2K\r\x1b[1Als"
+    command = "npm run dev [/x] [red]# \x1b[2K\r\x1b[1Als"
     backend.mode = "auto"
     runner = FakeProcessRunner({command: Hang("\x1b[2Jworking\u202e…\n")}, files=backend.files)
     backend.processes = runner
@@ -228,16 +228,23 @@ async def test_the_strip_and_the_job_record_show_a_command_and_its_output_escape
             await pilot.press("y")
             await until(pilot, lambda: bool(runner.started))
         await until(pilot, lambda: "esc cancels" in str(screen.busy.content))
-        assert "npm run dev # \\x1b[2K\\x0d\\x1b[1Als" in str(screen.busy.content)
+        assert "npm run dev [/x] [red]# \\x1b[2K\\x0d\\x1b[1Als" in str(screen.busy.content)
         await pilot.press("ctrl+b")
         await until(pilot, lambda: screen.strip.display)
         await pilot.pause(0.1)
         assert not [line for line in screen_lines(app) if "\x1b" in line]
-        assert "npm run dev # \\x1b[2K" in str(screen.strip.content)
+        assert "npm run dev [/x] [red]# \\x1b[2K" in str(screen.strip.content)
         await pilot.press("down", "enter")
         await until(pilot, lambda: isinstance(app.screen, TextScreen))
         record = app.screen
         assert isinstance(record, TextScreen)
         assert "\\x1b[2Jworking\\u202e…" in record.text and "\x1b" not in record.title_text
         await pilot.pause(0.1)
-        assert not [line for line in screen_lines(app) if "\x1b" in line or "\u202e" in line]
+        lines = screen_lines(app)
+        assert not [line for line in lines if "\x1b" in line or "\u202e" in line]
+        assert any("Background job job-1: npm run dev [/x] [red]#" in line for line in lines)
+        await pilot.press("escape", "up")
+        await send(pilot, screen, "/jobs")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await pilot.pause(0.1)
+        assert any("npm run dev [/x] [red]# \\x1b[2K" in line for line in screen_lines(app))

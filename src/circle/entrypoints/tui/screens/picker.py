@@ -7,6 +7,7 @@ from pathlib import Path
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -26,7 +27,7 @@ class PickerScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
-            yield Static(self.title_text, id="picker-title")
+            yield Static(self.title_text, id="picker-title", markup=False)
             yield Input(placeholder="type to filter", id="picker-filter")
             yield OptionList(id="picker-list")
             yield Static("↑↓ move · enter picks · esc closes", id="picker-keys")
@@ -41,7 +42,7 @@ class PickerScreen(ModalScreen[str | None]):
         options = self.query_one(OptionList)
         options.clear_options()
         if self.shown:
-            options.add_options([Option(label) for _, label in self.shown])
+            options.add_options([Option(Content(label)) for _, label in self.shown])
             options.highlighted = 0
         else:
             options.add_option(Option(self.empty, disabled=True))
@@ -91,7 +92,7 @@ class TextScreen(ModalScreen[None]):
         from textual.containers import VerticalScroll
 
         with Vertical(id="page"):
-            yield Static(self.title_text, id="picker-title")
+            yield Static(self.title_text, id="picker-title", markup=False)
             with VerticalScroll(id="page-body"):
                 yield Static(self.text, markup=False)
             yield Static("esc closes", id="picker-keys")
