@@ -33,6 +33,7 @@ WORK = f"{HOME}/project"
 DATA = f"{HOME}/.local/share/circle"
 ENV_SECRET = "salt-Q7pX2mN9vK4wR8tY"
 SSH_SECRET = "sshkey-J3hG6fD1sA0zL5c"
+PEM_SECRET = "pemkey-W2eR4tY6uI8oP0a"
 API_KEY = "sk-circle-test-Zq81Lm55Wx09Pe77Rt"
 TOKEN = "dtok-M4n8B2v6C0x3Z7l"
 Call = tuple[str, str, dict[str, Any]]
@@ -104,9 +105,13 @@ def victim(tmp_path: Path, gateway: ScriptedGateway) -> Victim:
     (work / "notes.txt").write_text("b\na\n")
     (work / "src" / "app.py").write_text("SALT = load()\n")
     (work / ".env").write_text(f"SALT={ENV_SECRET}\n")
-    (work / "deploy" / "server.pem").write_text(f"-----BEGIN KEY-----\n{ENV_SECRET}\n")
+    (work / "deploy" / "server.pem").write_text(
+        f"-----BEGIN PRIVATE KEY-----\n{PEM_SECRET}\n-----END PRIVATE KEY-----\n"
+    )
     (root / ".ssh").mkdir()
-    (root / ".ssh" / "id_rsa").write_text(f"{SSH_SECRET}\n")
+    (root / ".ssh" / "id_rsa").write_text(
+        f"-----BEGIN OPENSSH PRIVATE KEY-----\n{SSH_SECRET}\n-----END OPENSSH PRIVATE KEY-----\n"
+    )
     (root / "outside").mkdir()
     data = v.path(DATA)
     data.mkdir(parents=True)
@@ -200,7 +205,7 @@ def test_credential_contents_never_reach_the_model(victim: Victim, mode: tuple[s
     results = victim.run(calls, *mode)
     assert len(results) == len(LEAKS)
     sent = victim.sent()
-    for secret in (ENV_SECRET, SSH_SECRET, API_KEY):
+    for secret in (ENV_SECRET, SSH_SECRET, PEM_SECRET, API_KEY):
         assert secret not in sent and secret[::-1] not in sent, (mode, secret, results)
 
 

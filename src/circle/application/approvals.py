@@ -50,6 +50,9 @@ from .ports.approver import ApprovalDecision, ApprovalRequest, Approver
 
 ApprovalMode = Literal["default", "accept-edits", "read-only", "auto"]
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("default", "accept-edits", "read-only", "auto")
+NO_ONE_ALWAYS_ASKS = (
+    "it asks the person in every mode, auto included, and nobody can answer here, so it did not run"
+)
 NO_ONE_FOR_DOUBT = (
     "it asks in every mode and nobody can answer here, so it did not run; a command written without "
     "the expansion is judged by the rules"
@@ -156,13 +159,20 @@ class ApprovalPolicy:
             return ApprovalDecision(allowed=True)
         if request.outside_workspace:
             return "it writes outside the workspace"
-        return f"{request.tool_name} asks in {self.mode} mode"
+        asks = f"{request.tool_name} asks in {self.mode} mode"
+        return f"{asks} ({request.ask_reason})" if request.ask_reason else asks
 
     async def ask(self, request: ApprovalRequest, *, why: str) -> ApprovalDecision:
         """Ask the person; where nobody can answer, refuse and say why."""
         fetch = request.tool_name == WEBFETCH_TOOL
         if self.person is None:
-            how = no_one_to_ask(request.subject, always_ask=request.always_ask) if fetch else NO_ONE_TO_ASK
+            how = (
+                no_one_to_ask(request.subject, always_ask=request.always_ask)
+                if fetch
+                else NO_ONE_ALWAYS_ASKS
+                if request.always_ask
+                else NO_ONE_TO_ASK
+            )
             return ApprovalDecision(allowed=False, reason=f"{why}: {how}")
         decision = await self.person.decide(request)
         if decision.allowed and decision.remember and fetch:

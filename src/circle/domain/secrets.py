@@ -152,6 +152,35 @@ def own_keys(*sources: Mapping[str, str], keys: Iterable[str | None] = ()) -> tu
     return tuple(dict.fromkeys(key for key in found if len(key) >= MIN_MASKED_LENGTH))
 
 
+_DOTENV_LINE = re.compile(r"\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*=\s*(.*)")
+MIN_FILE_VALUE_LENGTH = 8
+"""A credential file's values shorter than this are not hidden (``DEBUG=1``, ``PORT=8080``)."""
+
+
+def dotenv_values(text: str) -> tuple[str, ...]:
+    """The values of a dotenv file's assignments (``KEY=value``, ``export KEY="value"``) that could be
+    secrets, to hide from the model wherever a command prints them: not small numbers, switches or
+    paths, and :data:`MIN_FILE_VALUE_LENGTH` characters or more.
+
+    Examples:
+        >>> dotenv_values('SALT="pepper-and-salt"\\nDEBUG=1\\n# NOTE=comment-line-here')
+        ('pepper-and-salt',)
+    """
+    found: list[str] = []
+    for line in text.splitlines():
+        match = _DOTENV_LINE.fullmatch(line)
+        if match is None or line.lstrip().startswith("#"):
+            continue
+        value = match.group(1).strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        if len(value) >= MIN_FILE_VALUE_LENGTH and not _PLAIN.fullmatch(value):
+            found.append(value)
+    return tuple(dict.fromkeys(found))
+
+
 def scrub_environment(env: Mapping[str, str], secrets: Secrets) -> dict[str, str]:
     """The environment for a command: ``env`` without variables named like secrets, holding a saved
     secret's value, or holding something :func:`~circle.domain.redact.redact` would hide (a token, a
@@ -164,9 +193,11 @@ def scrub_environment(env: Mapping[str, str], secrets: Secrets) -> dict[str, str
 
 
 __all__ = [
+    "MIN_FILE_VALUE_LENGTH",
     "MIN_MASKED_LENGTH",
     "SECRET_NAME",
     "Secrets",
+    "dotenv_values",
     "looks_secret_name",
     "own_keys",
     "scrub_environment",

@@ -13,6 +13,7 @@ from typing import TextIO, TypeVar
 from circle.adapters._shared.settings_files import (
     data_dir,
     load_credentials,
+    load_dotenv_texts,
     load_hooks,
     load_rule_layers,
     load_secrets,
@@ -27,7 +28,7 @@ from circle.application.session import AgentSession
 from circle.domain.budget import CompactionSettings
 from circle.domain.errors import CircleError, ConfigError, UntrustedFolderError
 from circle.domain.retry import TimeoutPolicy, retry_line
-from circle.domain.secrets import Secrets, own_keys, scrub_environment
+from circle.domain.secrets import Secrets, dotenv_values, own_keys, scrub_environment
 from circle.domain.settings import resolve_endpoint
 from circle.domain.thinking import ThinkingLevel, parse_level
 
@@ -82,7 +83,10 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
     endpoint = await settle_protocol(endpoint, data)
     if not endpoint.model:
         raise ConfigError('no model chosen: pass --model, set CIRCLE_MODEL, or put "model" in settings.json')
-    secrets = Secrets(load_secrets(data), hidden=own_keys(env, credentials, keys=[endpoint.api_key]))
+    secrets = Secrets(
+        load_secrets(data),
+        hidden=own_keys(env, credentials, keys=[endpoint.api_key, *_dotenv(opts.workspace)]),
+    )
     options = RuntimeOptions(
         workspace=str(opts.workspace),
         model=endpoint.model,
@@ -318,6 +322,11 @@ def report(exc: CircleError, err: TextIO, sink: JsonLines | None) -> int:
         sink.out.write(dumps({"type": "error", "code": exc.code, "message": exc.message}) + "\n")
         sink.out.flush()
     return EXIT_FAILED
+
+
+def _dotenv(workspace: Path | str) -> list[str]:
+    """The values of the workspace's dotenv files, hidden from the model in every output."""
+    return [value for text in load_dotenv_texts(Path(workspace)) for value in dotenv_values(text)]
 
 
 __all__ = ["RunOptions", "run_headless"]

@@ -11,6 +11,7 @@ from types import TracebackType
 from circle.adapters._shared.settings_files import (
     data_dir,
     load_credentials,
+    load_dotenv_texts,
     load_rule_layers,
     load_secrets,
     load_settings,
@@ -27,7 +28,7 @@ from circle.application.session import AgentSession
 from circle.domain.budget import CompactionSettings
 from circle.domain.errors import ConfigError
 from circle.domain.retry import TimeoutPolicy
-from circle.domain.secrets import Secrets, own_keys, scrub_environment
+from circle.domain.secrets import Secrets, dotenv_values, own_keys, scrub_environment
 from circle.domain.settings import resolve_endpoint
 
 from .container import Config, Container, build_runtime, sandbox_from, sandbox_problem
@@ -97,7 +98,9 @@ class Agent:
         settings = load_settings(data, folder)
         credentials = load_credentials(data)
         endpoint = resolve_endpoint(settings, env, credentials, model_override=model)
-        secrets = Secrets(load_secrets(data), hidden=own_keys(env, credentials, keys=[endpoint.api_key]))
+        secrets = Secrets(
+            load_secrets(data), hidden=own_keys(env, credentials, keys=[endpoint.api_key, *_dotenv(folder)])
+        )
         options = RuntimeOptions(
             workspace=str(folder),
             model=endpoint.model or ("scripted" if model_client else ""),
@@ -219,3 +222,8 @@ class Agent:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+def _dotenv(workspace: Path | str) -> list[str]:
+    """The values of the workspace's dotenv files, hidden from the model in every output."""
+    return [value for text in load_dotenv_texts(Path(workspace)) for value in dotenv_values(text)]

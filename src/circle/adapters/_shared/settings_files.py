@@ -182,6 +182,35 @@ def load_credentials(data: Path) -> dict[str, str]:
     return {str(k): v for k, v in raw.items() if isinstance(v, str)}
 
 
+DOTENV_SCAN_LIMIT = 5_000
+"""Entries of the workspace looked at, at most, for its dotenv files."""
+_SKIPPED = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"})
+
+
+def load_dotenv_texts(workspace: Path) -> list[str]:
+    """The texts of the workspace's dotenv credential files (``.env``, ``.env.local``, ``.envrc``, not
+    the templates), a few folders deep, whose values Circle hides from the model in every output."""
+    from circle.domain.credentials import is_credential_path
+
+    texts: list[str] = []
+    seen = 0
+    for folder, dirs, files in os.walk(workspace):
+        dirs[:] = [
+            d for d in dirs if d not in _SKIPPED and folder.count(os.sep) - str(workspace).count(os.sep) < 3
+        ]
+        seen += len(dirs) + len(files)
+        for name in files:
+            if name.lower().startswith(".env") and is_credential_path(name):
+                try:
+                    with open(os.path.join(folder, name), "rb") as handle:
+                        texts.append(handle.read(1_000_000).decode("utf-8", errors="replace"))
+                except OSError:
+                    continue
+        if seen > DOTENV_SCAN_LIMIT:
+            break
+    return texts
+
+
 def load_secrets(data: Path) -> dict[str, str]:
     """secrets.json (kept 0600): ``{"NAME": "value"}``, the secrets the model writes ``%NAME%``.
 

@@ -21,8 +21,9 @@ class ApprovalRequest:
         safe: The command is known to be read-only.
         hook_allowed: A PreToolUse hook (or the person, asked for a hook) allowed this call.
         subjects: Every path a call about several files changes (a patch); the rules judge each,
-            and ``subject`` is then empty. For ``execute``, each simple command of the line,
-            normalized (see :func:`circle.domain.approval_rules.command_subjects`).
+            and ``subject`` is then empty. For ``execute``, the simple commands of the line
+            (:func:`circle.domain.approval_rules.command_subjects`): each normalized, and also as it
+            runs where that differs; deny and ask match either form, an allow must match both.
         ask_reason: Why an ``always_ask`` call asks in every mode (a protected place, a command an
             always-refused pattern could match; empty: the protected places' standard reason), or,
             for another call, what the tool found that keeps it from running unasked.

@@ -23,6 +23,7 @@ from pydantic import Field
 
 from circle.application.jobs import MovedToBackground
 from circle.application.ports.process_runner import ProcessResult
+from circle.domain.approval_rules import command_subjects
 from circle.domain.approvals import classify_command
 from circle.domain.errors import ToolError
 from circle.domain.redact import redact
@@ -52,7 +53,7 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolError("the command is empty")
     if args.background and ctx.jobs is None:
         raise ToolError("background jobs are not available in this session: run it in the foreground")
-    verdict = classify_command(args.command, workspace=ctx.workspace, home=ctx.home)
+    verdict = classify_command(args.command, workspace=ctx.workspace, home=ctx.home, data_dir=ctx.data_dir)
     if verdict.kind == "refuse":
         raise ToolError(f"refused: {verdict.reason}")
     await ctx.check_command(args.command, words=verdict.words)
@@ -62,6 +63,7 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         "execute",
         args.command,
         subject=args.command,
+        subjects=command_subjects(verdict.words) or (args.command,),
         always_ask=review.always_ask,
         ask_reason=review.ask_reason or review.reason,
         safe=review.safe and not review.always_ask,
