@@ -475,3 +475,12 @@ def test_classifying_a_typical_command_takes_well_under_a_millisecond() -> None:
             classify(command)
     per_call = (time.perf_counter() - start) / 300
     assert per_call < 0.002  # about 0.1 ms on a laptop; generous for slow CI
+
+
+def test_only_a_saved_secrets_name_keeps_a_command_from_being_known_read_only() -> None:
+    def kind(command: str) -> str:
+        return classify_command(command, workspace=WORKSPACE, home=HOME, secret_names=("TOKEN",)).kind
+
+    assert kind("date +%Y%m%d") == "safe"
+    assert kind("echo %TOKEN%") == "ask"
+    assert classify("date +%Y%m%d").kind == "ask"

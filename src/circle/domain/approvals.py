@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Literal
@@ -106,7 +106,12 @@ class CommandVerdict:
 
 
 def classify_command(
-    command: str, *, workspace: str, home: str, data_dir: str | None = None
+    command: str,
+    *,
+    workspace: str,
+    home: str,
+    data_dir: str | None = None,
+    secret_names: Collection[str] | None = None,
 ) -> CommandVerdict:
     """Classify a bash command line that runs in the workspace root.
 
@@ -115,11 +120,13 @@ def classify_command(
         workspace: the workspace root, absolute.
         home: the person's home folder, absolute.
         data_dir: Circle's data folder: a write into it always asks.
+        secret_names: the saved secrets' names: a command writing one as ``%NAME%`` is never known
+            read-only. None: any ``%NAME%`` counts (``date +%Y%m%d`` too).
     """
     walk = _Walk(_normal(workspace), _normal(home), data_dir=_normal(data_dir) if data_dir else None)
     if len(command) > MAX_COMMAND_CHARS:
         return CommandVerdict("refuse", "the command is too long to check")
-    if _SECRET.search(command):
+    if any(secret_names is None or m.group(1) in secret_names for m in _SECRET.finditer(command)):
         walk.ask("it uses a saved secret, whose value Circle fills in as it runs")
     if "\x00" in command:
         walk.ask("the command contains a NUL byte")
@@ -141,7 +148,7 @@ def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_SECRET = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%")
+_SECRET = re.compile(r"%([A-Za-z_][A-Za-z0-9_]*)%")
 
 
 # --- Always refused -------------------------------------------------------------------------

@@ -53,7 +53,13 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolError("the command is empty")
     if args.background and ctx.jobs is None:
         raise ToolError("background jobs are not available in this session: run it in the foreground")
-    verdict = classify_command(args.command, workspace=ctx.workspace, home=ctx.home, data_dir=ctx.data_dir)
+    verdict = classify_command(
+        args.command,
+        workspace=ctx.workspace,
+        home=ctx.home,
+        data_dir=ctx.data_dir,
+        secret_names=tuple(ctx.secrets.values),
+    )
     if verdict.kind == "refuse":
         raise ToolError(f"refused: {verdict.reason}")
     await ctx.check_command(args.command, words=verdict.words)
