@@ -75,18 +75,28 @@ _STD_STREAMS = frozenset({"stdin", "stdout", "stderr"})
 HOME_CREDENTIAL_PLACES = (
     ".ssh",
     ".gnupg",
-    ".aws/credentials",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".config/gh",
+    ".config/hub",
+    ".kube",
+    ".docker",
+    ".password-store",
+    ".local/share/keyrings",
     ".netrc",
     "_netrc",
     ".git-credentials",
     ".npmrc",
     ".pypirc",
     ".pgpass",
-    ".docker/config.json",
-    ".kube/config",
-    ".config/gh/hosts.yml",
+    ".vault-token",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".terraform.d/credentials.tfrc.json",
 )
-"""Where a home folder keeps credential files, relative to it; a folder stands for all below it."""
+"""Where a home folder keeps credentials, relative to it; a folder stands for all below it. The file
+tools compare links with these by inode, and the sandbox shows each one empty."""
 
 DATA_CREDENTIAL_PLACES = ("credentials.json", "secrets.json", "extension_secrets")
 """Circle's own credential files, relative to its data folder; a folder stands for all below it."""

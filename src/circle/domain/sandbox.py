@@ -44,34 +44,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from .credentials import HOME_CREDENTIAL_PLACES
 from .errors import ConfigError
 
 SandboxMode = Literal["off", "read-only", "workspace-write"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("off", "read-only", "workspace-write")
 
-HOME_CREDENTIALS: tuple[str, ...] = (
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".config/gcloud",
-    ".config/gh",
-    ".config/hub",
-    ".kube",
-    ".docker",
-    ".password-store",
-    ".local/share/keyrings",
-    ".netrc",
-    "_netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".pgpass",
-    ".vault-token",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".terraform.d/credentials.tfrc.json",
-)
+HOME_CREDENTIALS: tuple[str, ...] = HOME_CREDENTIAL_PLACES
 """Places below the home folder that hold credentials; the sandbox shows each one empty."""
 
 REPOSITORY_ALWAYS_ASK: tuple[str, ...] = (".git/hooks", ".git/config", ".gitmodules", ".circle")
