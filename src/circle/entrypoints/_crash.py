@@ -23,10 +23,11 @@ def guard(run: Callable[[], int]) -> int:
 
 
 def write_crash_log() -> str | None:
+    from circle.adapters._shared.private_files import private_folder
     from circle.adapters._shared.settings_files import data_dir
 
     try:
-        folder = data_dir(os.environ) / "logs"
+        folder = private_folder(data_dir(os.environ)) / "logs"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
         path.write_text(traceback.format_exc(), encoding="utf-8")

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO, TypeVar
 
+from circle.adapters._shared.private_files import private_folder
 from circle.adapters._shared.settings_files import (
     data_dir,
     load_credentials,
@@ -76,7 +77,7 @@ class Notices:
 
 
 async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
-    data = data_dir(env)
+    data = _private_data_dir(env)
     settings = load_settings(data, opts.workspace, project_trusted=False)
     credentials = load_credentials(data)
     endpoint = resolve_endpoint(settings, env, credentials, model_override=opts.model)
@@ -122,6 +123,15 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         net=settings.net,
         approval_mode=_approval_mode(opts, settings.approval_mode),
     )
+
+
+def _private_data_dir(env: Mapping[str, str]) -> Path:
+    """The data folder, created or tightened to 0700 (it holds keys, transcripts and the store)."""
+    data = data_dir(env)
+    try:
+        return private_folder(data)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the data folder {data}: {exc.strerror}") from None
 
 
 def _approval_mode(opts: RunOptions, from_settings: str | None) -> ApprovalMode:

@@ -8,6 +8,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from circle.adapters._shared.private_files import private_folder
 from circle.domain.approval_rules import Rule, RuleLayer, parse_rules
 from circle.domain.errors import ConfigError
 from circle.domain.hooks import HookConfig, ProjectHooksState, parse_hooks
@@ -165,9 +166,12 @@ def save_endpoint_settings(data: Path, *, base_url: str, protocol: str, model: s
 
 
 def _write_json(path: Path, value: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Replace ``path`` with ``value`` as JSON, whole, 0600 in a 0700 data folder."""
+    private_folder(path.parent)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(value, indent=2), encoding="utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(value, indent=2))
     os.replace(tmp, path)
 
 
@@ -242,7 +246,7 @@ def save_secrets(data: Path, values: Mapping[str, str]) -> None:
 
 def _write_private(path: Path, values: Mapping[str, str]) -> None:
     """A JSON object only the person can read (0600)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(dict(values), handle, indent=2)
@@ -270,7 +274,4 @@ def save_probed(data: Path, base_url: str, *, protocol: str, probed_base_url: st
         raw = None
     entries = raw if isinstance(raw, dict) else {}
     entries[base_url] = {"protocol": protocol, "base_url": probed_base_url}
-    data.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(entries, indent=2), encoding="utf-8")
-    os.replace(tmp, path)
+    _write_json(path, entries)

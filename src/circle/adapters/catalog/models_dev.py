@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 
+from circle.adapters._shared.private_files import private_folder
 from circle.domain.catalog import (
     ModelInfo,
     ModelOverride,
@@ -125,7 +126,7 @@ class ModelsDevCatalog:
     def refresh(self) -> bool:
         """Fetch api.json now, keep a copy in the data folder and use it. False on any failure."""
         try:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            private_folder(self.data_dir)
             self._stamp("started")
             try:
                 blob = encode(from_api(json.loads(self._fetch()), updated=self._clock()))

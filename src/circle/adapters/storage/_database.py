@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from circle.adapters._shared.private_files import private_file, private_folder, tighten_file
 from circle.domain.errors import StorageError
 
 SCHEMA_VERSION = 2
@@ -70,7 +71,9 @@ def _upgrade(connection: sqlite3.Connection, path: Path) -> None:
 
 
 def open_connection(path: Path) -> sqlite3.Connection:
-    """Create the folder, open the file with the store's pragmas, and bring its schema up to date.
+    """Create the folder (0700) and the file (0600; it and its ``-wal`` and ``-shm`` files are
+    tightened if an older Circle left them readable), open it with the store's pragmas, and bring
+    its schema up to date.
 
     Raises:
         StorageError: the folder or the file cannot be created or opened, the file is not a
@@ -78,7 +81,11 @@ def open_connection(path: Path) -> sqlite3.Connection:
     """
     if str(path) != MEMORY:
         with translated(path, doing="create the folder of"):
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(path.parent, tighten=False)
+        with translated(path, doing="create"):
+            private_file(path)  # new -wal and -shm files take its mode
+            for suffix in ("-wal", "-shm"):
+                tighten_file(Path(f"{path}{suffix}"))
     with translated(path, doing="open"):
         # autocommit: every transaction is an explicit BEGIN; one store may be used from threads
         connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
