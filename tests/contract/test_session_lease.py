@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ class Processes:
     stores: list[SqliteSessionStore]
 
     def process(
-        self, pid: int, *, host: str = "here", alive: Callable[[int], bool] = lambda pid: True
+        self, pid: int, *, host: str = "here", alive: Callable[[int, float], bool] = lambda pid, since: True
     ) -> Holder:
         return self.make(pid=pid, host=host, is_alive=alive)
 
@@ -82,7 +83,7 @@ async def test_a_live_holder_keeps_the_session_and_is_named(processes: Processes
 
 
 async def test_an_expired_lease_is_taken_over_with_a_higher_token(processes: Processes) -> None:
-    first, second = processes.process(100), processes.process(200)
+    first, second = processes.process(100, host="elsewhere"), processes.process(200)
     await first.acquire("s1")
     processes.clock.now += 10
     await first.heartbeat()  # renewed at +10: lasts until +25
@@ -100,16 +101,28 @@ async def test_an_expired_lease_is_taken_over_with_a_higher_token(processes: Pro
         await first.acquire("s1")
 
 
+async def test_a_live_holder_on_this_host_keeps_its_lease_past_the_ttl(processes: Processes) -> None:
+    """A heartbeat starved by CPU load lets the expiry pass; the holder's pid still runs here."""
+    first, second = processes.process(100), processes.process(200)
+    await first.acquire("s1")
+    processes.clock.now += 600  # no heartbeat for ten minutes
+
+    with pytest.raises(SessionBusyError, match="pid 100 on host here"):
+        await second.acquire("s1")
+    await first.heartbeat()  # still its own
+    assert (await first.acquire("s1")).token == 1
+
+
 async def test_a_dead_holder_on_this_host_is_taken_over_at_once(processes: Processes) -> None:
     await processes.process(100).acquire("s1")
-    survivor = processes.process(200, alive=lambda pid: pid != 100)
+    survivor = processes.process(200, alive=lambda pid, since: pid != 100)
 
     assert (await survivor.acquire("s1")).token == 2
 
 
 async def test_a_holder_on_another_host_is_not_judged_by_pid(processes: Processes) -> None:
     await processes.process(100, host="elsewhere").acquire("s1")
-    here = processes.process(200, alive=lambda pid: False)
+    here = processes.process(200, alive=lambda pid, since: False)
 
     with pytest.raises(SessionBusyError, match="pid 100 on host elsewhere"):
         await here.acquire("s1")
@@ -130,7 +143,6 @@ async def test_a_released_lease_is_free_at_once_and_tokens_keep_growing(processe
 
 
 def test_pid_alive_knows_this_process_and_a_gone_one() -> None:
-    import os
     import subprocess
     import sys
 
@@ -142,6 +154,23 @@ def test_pid_alive_knows_this_process_and_a_gone_one() -> None:
     assert not pid_alive(0)
 
 
+def test_pid_alive_knows_a_reused_pid_is_not_the_holder() -> None:
+    """A process that started after the lease was taken cannot be the Circle that took it."""
+    import subprocess
+    import sys
+    import time
+
+    if not os.path.exists(f"/proc/{os.getpid()}/stat"):
+        pytest.skip("no /proc here: a process's start time is not known")
+    before = time.time()
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"]) as child:
+        try:
+            assert pid_alive(child.pid, since=time.time() + 1)  # started before that lease
+            assert not pid_alive(child.pid, since=before - 60)  # the lease is older than it
+        finally:
+            child.kill()
+
+
 # the fencing token: only the SQLite store can promise it
 
 
@@ -151,8 +180,10 @@ async def _two_processes(
     path = tmp_path / "circle.sqlite"
     store_a, store_b = SqliteSessionStore(path, clock=clock), SqliteSessionStore(path, clock=clock)
     await store_a.create_session(workspace="/w", session_id="s1")
-    lease_a = SqliteSessionLease(store_a, clock=clock, pid=100, host="here", is_alive=lambda pid: True)
-    lease_b = SqliteSessionLease(store_b, clock=clock, pid=200, host="here", is_alive=lambda pid: True)
+    lease_a = SqliteSessionLease(
+        store_a, clock=clock, pid=100, host="there", is_alive=lambda pid, since: True
+    )
+    lease_b = SqliteSessionLease(store_b, clock=clock, pid=200, host="here", is_alive=lambda pid, since: True)
     return store_a, lease_a, store_b, lease_b
 
 
@@ -161,10 +192,10 @@ async def test_a_holder_paused_past_its_lease_cannot_write_after_a_takeover(tmp_
     store_a, lease_a, store_b, lease_b = await _two_processes(tmp_path, clock)
     await lease_a.acquire("s1")
     kept = await store_a.append("s1", Message.user("from a"))
-    with pytest.raises(SessionBusyError, match=r"is open in another Circle \(pid 100 on host here"):
+    with pytest.raises(SessionBusyError, match=r"is open in another Circle \(pid 100 on host there"):
         await lease_b.acquire("s1")
 
-    clock.now += 16  # a is paused: no heartbeat
+    clock.now += 16  # a, on another host, is paused: no heartbeat
     await lease_b.acquire("s1")
     with pytest.raises(SessionBusyError, match=r"pid 200 on host here.*took it over: nothing was written"):
         await store_a.append("s1", Message.user("stale write"))
@@ -216,7 +247,7 @@ async def test_a_holder_paused_past_its_lease_cannot_compact_after_a_takeover(tm
     )
     await lease_a.acquire("s1")
     first = await store_a.append("s1", Message.user("from a"))
-    clock.now += 16  # a is paused: no heartbeat
+    clock.now += 16  # a, on another host, is paused: no heartbeat
     await lease_b.acquire("s1")
     with pytest.raises(SessionBusyError, match=r"pid 200 on host here.*took it over: nothing was written"):
         await compactions_a.commit(

@@ -6,6 +6,7 @@ import os
 import socket
 import sqlite3
 import subprocess
+import sys
 import time
 from contextlib import closing
 
@@ -28,38 +29,79 @@ def _checkpoints(cli: Circle, session_id: str) -> list[tuple[str, str]]:
     return [(str(cp_id), str(role)) for cp_id, role in rows]
 
 
+_HELD = "until [ -e go ]; do sleep 0.05; done; echo slept"
+"""The first Circle's command: it runs until the test says go, so the session stays open however
+slowly the second Circle starts."""
+
+
+def _burn_cpus() -> list[subprocess.Popen[bytes]]:
+    """Two busy loops per core, as a full run of the suite on a small machine makes."""
+    burn = "while True: pass"
+    return [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(2 * (os.cpu_count() or 1))]
+
+
+def _open_first(cli: Circle, session_id: str) -> subprocess.Popen[str]:
+    cli.gateway.enqueue(chat_tool_calls([("c1", "execute", {"command": _HELD})]), chat_text("Slept."))
+    first = cli.popen("-p", "--yolo", "--session-id", session_id, "take a nap")
+    deadline = time.monotonic() + 60
+    while len(_chat_requests(cli)) < 1 and time.monotonic() < deadline:  # its session is open
+        time.sleep(0.05)
+    assert _chat_requests(cli), "the first Circle never asked the model"
+    return first
+
+
+def _refused(cli: Circle, first: subprocess.Popen[str], session_id: str) -> None:
+    second = cli.run("-p", "--session", session_id, "--yolo", "x", timeout=120)
+    assert second.returncode == 1, second.stderr
+    holder = f"(pid {first.pid} on host {socket.gethostname()}, since "
+    assert second.stderr.startswith(f"circle: session {session_id} is open in another Circle {holder}")
+    assert len(second.stderr.splitlines()) == 1
+    assert first.poll() is None  # still at work, undisturbed
+
+
+def _finish(cli: Circle, first: subprocess.Popen[str], session_id: str) -> None:
+    (cli.workspace / "go").touch()
+    out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    assert out == "Slept.\n"
+    assert len(_chat_requests(cli)) == 2  # the refused Circles sent nothing
+    cli.gateway.enqueue(chat_text("Awake."))
+    after = cli.run("-p", "--session", session_id, "--yolo", "and now?")  # released on exit
+    assert after.returncode == 0, after.stderr
+    roles = [role for _, role in _checkpoints(cli, session_id)]
+    assert roles == ["user", "assistant", "tool", "assistant", "user", "assistant"]
+
+
 def test_a_second_circle_cannot_write_a_session_another_has_open(cli: Circle) -> None:
-    cli.gateway.enqueue(
-        chat_tool_calls([("c1", "execute", {"command": "sleep 3 && echo slept"})]),
-        chat_text("Slept."),
-    )
-    first = cli.popen("-p", "--yolo", "--session-id", "busy-1", "take a nap")
+    first = _open_first(cli, "busy-1")
     try:
-        deadline = time.monotonic() + 30
-        while not _chat_requests(cli) and time.monotonic() < deadline:  # its session is open
-            time.sleep(0.05)
-        assert _chat_requests(cli), "the first Circle never asked the model"
-
-        second = cli.run("-p", "--session", "busy-1", "--yolo", "x")
-
-        assert second.returncode == 1, second.stderr
-        holder = f"(pid {first.pid} on host {socket.gethostname()}, since "
-        assert second.stderr.startswith(f"circle: session busy-1 is open in another Circle {holder}")
-        assert len(second.stderr.splitlines()) == 1
-        assert first.poll() is None  # still at work, undisturbed
-        out, err = first.communicate(timeout=60)
+        _refused(cli, first, "busy-1")
+        _finish(cli, first, "busy-1")
     finally:
         if first.poll() is None:
             first.kill()
             first.wait()
-    assert first.returncode == 0, err
-    assert out == "Slept.\n"
-    assert len(_chat_requests(cli)) == 2  # the refused Circle sent nothing
-    cli.gateway.enqueue(chat_text("Awake."))
-    after = cli.run("-p", "--session", "busy-1", "--yolo", "and now?")  # released on exit
-    assert after.returncode == 0, after.stderr
-    roles = [role for _, role in _checkpoints(cli, "busy-1")]
-    assert roles == ["user", "assistant", "tool", "assistant", "user", "assistant"]
+
+
+def test_a_live_holder_is_never_taken_over_under_cpu_load(cli: Circle) -> None:
+    """Busy cores slow every Circle down and may starve the holder's heartbeat past the TTL: a
+    holder whose process still runs on this host keeps the session all the same."""
+    burners = _burn_cpus()
+    first = None
+    try:
+        first = _open_first(cli, "busy-2")
+        _refused(cli, first, "busy-2")
+        with closing(sqlite3.connect(cli.home / "circle.sqlite", timeout=30)) as db, db:
+            db.execute("UPDATE leases SET expires_at = 1.0 WHERE session_id = 'busy-2'")  # starved
+        _refused(cli, first, "busy-2")
+        _finish(cli, first, "busy-2")
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+        if first is not None and first.poll() is None:
+            first.kill()
+            first.wait()
 
 
 def test_a_killed_circles_session_opens_at_once(cli: Circle) -> None:

@@ -65,3 +65,19 @@ async def test_the_lease_is_renewed_while_the_session_is_open() -> None:
     beats = lease.heartbeats
     await asyncio.sleep(0.05)
     assert lease.heartbeats == beats  # stopped
+
+
+async def test_a_named_new_session_is_leased_before_it_is_made() -> None:
+    """Between making a session and leasing it, another Circle could open it first: with its id
+    given, the lease comes first, so a taken id is refused and nothing is made."""
+    table: dict[str, Lease] = {}
+    harness = Harness()
+    await harness.store.create_session(workspace="/w", session_id="s0")
+    await InMemorySessionLease(table, pid=1).acquire("s1")  # another Circle opening s1 as it is made
+    runtime = _runtime(harness, InMemorySessionLease(table, pid=2))
+
+    with pytest.raises(SessionBusyError, match="pid 1 on host test-host"):
+        await runtime.new_session(session_id="s1")
+    with pytest.raises(SessionBusyError):
+        await runtime.fork_session("s0", new_session_id="s1")
+    assert await harness.store.get_session("s1") is None

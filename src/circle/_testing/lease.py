@@ -1,8 +1,9 @@
 """InMemorySessionLease: the SessionLease port in a dict, for tests.
 
 Several instances given one ``table`` play several Circle processes (pass each its own ``pid``).
-Same rules as the SQLite lease: a free, expired or dead holder's lease is taken with the next
-token; a live one raises SessionBusyError naming its pid and host.
+Same rules as the SQLite lease: a released lease, a dead holder's of this host, or an expired one
+of another host is taken with the next token; a live holder raises SessionBusyError naming its pid
+and host (one of this host even past its expiry).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class InMemorySessionLease:
         ttl_s: float = 15.0,
         pid: int = 4242,
         host: str = "test-host",
-        is_alive: Callable[[int], bool] = lambda pid: True,
+        is_alive: Callable[[int, float], bool] = lambda pid, since: True,
     ) -> None:
         self.table: dict[str, Lease] = {} if table is None else table
         self._clock = clock
@@ -60,6 +61,13 @@ class InMemorySessionLease:
         lease = self.table.get(session_id)
         return lease is not None and lease.owner == self.owner and lease.token == self.held.get(session_id)
 
+    def _free(self, lease: Lease, now: float) -> bool:
+        if lease.expires_at <= 0.0:  # released
+            return True
+        if lease.host == self.host and lease.pid != self.pid:
+            return not self._is_alive(lease.pid, lease.acquired_at)
+        return lease.expires_at < now
+
     async def acquire(self, session_id: str) -> Lease:
         now = self._clock()
         current = self.table.get(session_id)
@@ -67,7 +75,7 @@ class InMemorySessionLease:
         if current is not None:
             if self._ours(session_id):
                 token, since = current.token, current.acquired_at
-            elif current.expires_at < now or (current.host == self.host and not self._is_alive(current.pid)):
+            elif self._free(current, now):
                 token = current.token + 1
             else:
                 raise _busy(current)

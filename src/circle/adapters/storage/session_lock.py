@@ -2,7 +2,8 @@
 
 The ``leases`` table has a row per session that was ever leased: the holder (an owner id made per
 lease object, its pid and host), a fencing token and an expiry. Acquiring takes the row when it is
-free (released, expired, or held by a process of this host that is gone) and raises the token by
+free (released; held by a process of this host that is gone, whatever its expiry; or, held from
+another host, expired) and raises the token by
 one; a holder renews its expiry with :meth:`SqliteSessionLease.heartbeat` (the runtime does every
 5 s against a 15 s TTL). Acquiring fences the store to the token: every append then checks, inside
 its own write transaction, that the row still carries that token, so a holder paused past its
@@ -30,11 +31,32 @@ if TYPE_CHECKING:
 TTL_S = 15.0
 """How long a lease lasts without a heartbeat."""
 
+_START_SLACK_S = 2.0
+"""How much later than its lease a holder's start may read (boot time and clock ticks are coarse)."""
+
 _LeaseTuple = tuple[str, int, str, int, float, float]  # owner, pid, host, token, acquired_at, expires_at
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this id runs on this host (one we may not signal counts as running)."""
+def _started_at(pid: int) -> float | None:
+    """When the process started, in seconds since the epoch, where /proc tells (Linux); else None."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        with open("/proc/stat", encoding="ascii") as machine:
+            boot = next(float(line.split()[1]) for line in machine if line.startswith("btime "))
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def pid_alive(pid: int, since: float | None = None) -> bool:
+    """Whether a process with this id runs on this host (one we may not signal counts as running).
+
+    Args:
+        pid: the process id.
+        since: when that process took a lease: a process of that id started later is another one,
+            the id reused after the holder died (known where /proc tells start times).
+    """
     if pid <= 0:
         return False
     try:
@@ -43,7 +65,8 @@ def pid_alive(pid: int) -> bool:
         return False
     except OSError:  # PermissionError: it exists, as another user's
         return True
-    return True
+    started = _started_at(pid) if since is not None else None
+    return started is None or since is None or started <= since + _START_SLACK_S
 
 
 def _holder(row: _LeaseTuple) -> str:
@@ -75,7 +98,8 @@ class SqliteSessionLease:
         clock: seconds since the epoch.
         pid: this process's id, as other Circles see it.
         host: this host's name.
-        is_alive: whether a pid of this host still runs (a dead holder's lease is taken at once).
+        is_alive: whether a pid of this host that took a lease at a time still runs: a dead
+            holder's lease is taken at once, a live one's never.
     """
 
     def __init__(
@@ -86,7 +110,7 @@ class SqliteSessionLease:
         clock: Callable[[], float] = time.time,
         pid: int | None = None,
         host: str | None = None,
-        is_alive: Callable[[int], bool] = pid_alive,
+        is_alive: Callable[[int, float], bool] = pid_alive,
     ) -> None:
         self._store = store
         self._db = store.database
@@ -100,8 +124,15 @@ class SqliteSessionLease:
         """Session id -> the token held."""
 
     def _free(self, row: _LeaseTuple, now: float) -> bool:
-        _, pid, host, _, _, expires_at = row
-        return expires_at < now or (host == self.host and not self._is_alive(pid))
+        """Released, or its holder gone. Another process of this host is judged by its process
+        alone: a live one keeps the lease even past its expiry (its heartbeat starved by load).
+        A holder of another host, or another lease object of this process, by its expiry."""
+        _, pid, host, _, acquired_at, expires_at = row
+        if expires_at <= 0.0:  # released
+            return True
+        if host == self.host and pid != self.pid:
+            return not self._is_alive(pid, acquired_at)
+        return expires_at < now
 
     async def acquire(self, session_id: str) -> Lease:
         """Take or renew the session's lease. Raises SessionBusyError naming a live holder."""
