@@ -18,7 +18,6 @@ from circle.domain.redact import redact
 from circle.domain.retry import TimeoutPolicy
 from circle.domain.sandbox import SandboxPolicy, sandbox_note
 from circle.domain.secrets import Secrets
-from circle.domain.subagents import SUBAGENT_ONLY
 from circle.domain.thinking import ThinkingLevel
 
 from .agent_loop import AgentLoop, LoopSettings
@@ -139,14 +138,9 @@ class Runtime:
         return list(self._sessions)
 
     def select_tools(self) -> dict[str, Tool]:
-        """The main agent's built-in tools, narrowed by --tools and --exclude-tools."""
-        return {name: tool for name, tool in self._tool_pool().items() if name not in SUBAGENT_ONLY}
-
-    def _tool_pool(self) -> dict[str, Tool]:
-        """The main agent's tools and those only subagents get (wait_jobs, unless excluded)."""
+        """The built-in tools, narrowed by --tools and --exclude-tools."""
         available = builtin_tools()
         chosen = list(available) if self.options.tools is None else list(self.options.tools)
-        chosen += [name for name in available if name in SUBAGENT_ONLY and name not in chosen]
         unknown = [n for n in [*chosen, *self.options.exclude_tools] if n not in available]
         if unknown:
             raise ConfigError(f"unknown tool {unknown[0]!r}: the tools are {', '.join(available)}")
@@ -262,7 +256,7 @@ class Runtime:
         if said:
             system = f"{system}\n\n# From the session-start hooks\n{said}"
         info = self.ports.catalog.lookup(self.options.model)
-        pool = self._tool_pool()
+        tools = self.select_tools()
         settings = LoopSettings(
             model=self.options.model,
             system=system,
@@ -285,7 +279,7 @@ class Runtime:
         )
         return AgentLoop(
             model=self.session_model(),
-            tools={name: tool for name, tool in pool.items() if name not in SUBAGENT_ONLY},
+            tools=tools,
             context=context,
             events=self.events,
             settings=settings,
