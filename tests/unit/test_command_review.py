@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from circle.application.tools.command_review import expand_glob, glob_matches, review_command
-from circle.application.tools.git_review import config_program_keys, program_key, shows_contents
 from circle.application.tools.protected_places import restore_changes, take_snapshot, watched
 from circle.domain.approvals import classify_command
 from circle.domain.errors import ToolError
+from circle.domain.git_config import config_program_keys, program_key, shows_contents
 from circle.testing import InMemoryFileSystem
 
 from ._harness import WORKSPACE, Harness

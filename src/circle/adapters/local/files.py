@@ -116,6 +116,7 @@ def _info(path: str, st: os.stat_result) -> FileInfo:
         device=st.st_dev,
         inode=st.st_ino,
         links=st.st_nlink,
+        ctime=st.st_ctime,
     )
 
 

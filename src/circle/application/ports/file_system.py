@@ -17,6 +17,8 @@ class FileInfo:
 
     ``device`` and ``inode`` name the file itself, whichever of its names the path is; ``links`` is
     how many names (hard links) it has. An adapter that cannot tell leaves them 0, 0 and 1.
+    ``ctime`` is when the file last changed in any way (a program cannot set it back, as it can
+    ``mtime``); 0 where the adapter cannot tell, and then ``inode`` changes with every write.
     """
 
     path: str
@@ -26,6 +28,12 @@ class FileInfo:
     device: int = 0
     inode: int = 0
     links: int = 1
+    ctime: float = 0.0
+
+    @property
+    def version(self) -> tuple[int, float, float, int, int]:
+        """Equal before and after only when the file's content cannot have changed."""
+        return (self.size, self.mtime, self.ctime, self.device, self.inode)
 
     @property
     def identity(self) -> tuple[int, int]:

@@ -40,6 +40,8 @@ from circle.domain.workspace import (
     relative_display,
 )
 
+from .protected_places import PlacesCache
+
 
 class ToolArgs(BaseModel):
     """Base of every tool's arguments: frozen, unknown names refused."""
@@ -116,6 +118,9 @@ class ToolContext:
     """What ``task`` starts subagents with; None: subagents are not available (or this is one)."""
     lsp: LanguageServers | None = None
     """What the lsp tool asks; None: it says the session has no language servers."""
+    places_cache: PlacesCache = field(default_factory=dict, repr=False)
+    """The always-ask places' contents as ``execute`` last read them (see
+    :mod:`circle.application.tools.protected_places`), shared by the session's calls."""
     _credentials: CredentialFiles | None = field(default=None, init=False, repr=False, compare=False)
 
     async def approve_write(self, tool: str, resolved: str, summary: str) -> None:

@@ -22,8 +22,7 @@ import posixpath
 from dataclasses import dataclass, field
 
 from circle.application.ports.file_system import FileInfo, FileSystem
-
-from .git_review import config_program_keys
+from circle.domain.git_config import config_program_keys
 
 MAX_FILES = 400
 MAX_FILE_BYTES = 1_000_000
@@ -41,8 +40,7 @@ DATA_FILES = (
 
 @dataclass(frozen=True, slots=True)
 class _Kept:
-    size: int
-    mtime: float
+    version: tuple[int, float, float, int, int]
     data: bytes | None
     """None: too large to keep."""
 
@@ -57,6 +55,11 @@ class PlacesSnapshot:
     """The ``.git`` folders that existed."""
 
 
+PlacesCache = dict[str, _Kept]
+"""Contents already read, by path, kept while the file's version (:attr:`FileInfo.version`) holds:
+a snapshot reads only what changed since the last one."""
+
+
 def watched(workspace: str, *, data_dir: str | None, home: str | None) -> tuple[list[str], list[str]]:
     """The watched single files and folders (absolute)."""
     files = [posixpath.join(workspace, ".git", "config"), posixpath.join(workspace, ".gitmodules")]
@@ -68,26 +71,68 @@ def watched(workspace: str, *, data_dir: str | None, home: str | None) -> tuple[
     return files, folders
 
 
-async def take_snapshot(fs: FileSystem, files: list[str], folders: list[str]) -> PlacesSnapshot:
-    repositories = set()
-    for path in files:
-        if posixpath.basename(path) == "config":
-            git = posixpath.dirname(path)
-            info = await _stat(fs, git)
-            if info is not None and info.kind == "dir":
-                repositories.add(git)
-    snapshot = PlacesSnapshot(folders=tuple(folders), repositories=frozenset(repositories))
-    for path in files:
-        await _keep(fs, path, snapshot)
-    for folder in folders:
-        for path in await _below(fs, folder):
-            await _keep(fs, path, snapshot)
+async def take_snapshot(
+    fs: FileSystem, files: list[str], folders: list[str], *, cache: PlacesCache | None = None
+) -> PlacesSnapshot:
+    """What the watched files hold now. Files are listed a folder at a time; contents are read only
+    where ``cache`` holds no copy of the same version."""
+    infos = await _infos(fs, files, folders)
+    repositories = frozenset(
+        posixpath.dirname(path)
+        for path in files
+        if posixpath.basename(path) == "config" and posixpath.dirname(path) in infos.folders
+    )
+    snapshot = PlacesSnapshot(folders=tuple(folders), repositories=repositories)
+    cache = {} if cache is None else cache
+    for info in infos.files:
+        kept = cache.get(info.path)
+        if kept is None or kept.version != info.version:
+            try:
+                data = await fs.read_bytes(info.path) if info.size <= MAX_FILE_BYTES else None
+            except OSError:
+                continue
+            kept = cache[info.path] = _Kept(info.version, data)
+        snapshot.files[info.path] = kept
     return snapshot
 
 
-async def restore_changes(fs: FileSystem, before: PlacesSnapshot, files: list[str]) -> list[str]:
+@dataclass(slots=True)
+class _Listed:
+    files: list[FileInfo] = field(default_factory=list)
+    folders: set[str] = field(default_factory=set)
+
+
+async def _infos(fs: FileSystem, files: list[str], folders: list[str]) -> _Listed:
+    """The watched files' stats: each single file's folder listed once, each folder scanned once."""
+    listed = _Listed()
+    wanted: dict[str, set[str]] = {}
+    for path in files:
+        wanted.setdefault(posixpath.dirname(path), set()).add(path)
+    for parent, paths in wanted.items():
+        try:
+            entries = await fs.list_dir(parent)
+        except OSError:
+            continue
+        listed.folders.add(parent)
+        listed.files += [e for e in entries if e.path in paths and e.kind == "file"]
+    for folder in folders:
+        try:
+            scan = await fs.scan(folder, keep=_everything, limit=MAX_FILES)
+        except OSError:
+            continue
+        listed.files += [e for e in scan.files if e.kind == "file"][:MAX_FILES]
+    return listed
+
+
+def _everything(path: str) -> bool:
+    return True
+
+
+async def restore_changes(
+    fs: FileSystem, before: PlacesSnapshot, files: list[str], *, cache: PlacesCache | None = None
+) -> list[str]:
     """Put back every watched file that changed since ``before``; the changes, for a person."""
-    now = await take_snapshot(fs, files, list(before.folders))
+    now = await take_snapshot(fs, files, list(before.folders), cache=cache)
     undone: list[str] = []
     for path, kept in before.files.items():
         current = now.files.get(path)
@@ -115,7 +160,7 @@ async def restore_changes(fs: FileSystem, before: PlacesSnapshot, files: list[st
     return sorted(undone)
 
 
-_EMPTY = _Kept(0, 0.0, b"")
+_EMPTY = _Kept((0, 0.0, 0.0, 0, 0), b"")
 
 
 def _is_config(path: str) -> bool:
@@ -136,48 +181,11 @@ def _same(a: _Kept, b: _Kept, *, config: bool = False) -> bool:
         if config:
             return config_program_keys(_text(a.data)) == config_program_keys(_text(b.data))
         return a.data == b.data
-    return (a.size, a.mtime) == (b.size, b.mtime)
+    return a.version == b.version
 
 
 def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-async def _stat(fs: FileSystem, path: str) -> FileInfo | None:
-    try:
-        return await fs.stat(path)
-    except OSError:
-        return None
-
-
-async def _keep(fs: FileSystem, path: str, snapshot: PlacesSnapshot) -> None:
-    try:
-        info = await fs.stat(path)
-        if info is None or info.kind != "file":
-            return
-        data = await fs.read_bytes(path) if info.size <= MAX_FILE_BYTES else None
-    except OSError:
-        return
-    snapshot.files[path] = _Kept(info.size, info.mtime, data)
-
-
-async def _below(fs: FileSystem, folder: str) -> list[str]:
-    """Files below ``folder``, at most :data:`MAX_FILES`, without following folder links."""
-    found: list[str] = []
-    pending = [folder]
-    while pending and len(found) < MAX_FILES:
-        current = pending.pop()
-        try:
-            entries = await fs.list_dir(current)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.kind == "dir":
-                if await fs.resolve(entry.path) == entry.path:
-                    pending.append(entry.path)
-            elif entry.kind == "file":
-                found.append(entry.path)
-    return found[:MAX_FILES]
-
-
-__all__ = ["DATA_FILES", "PlacesSnapshot", "restore_changes", "take_snapshot", "watched"]
+__all__ = ["DATA_FILES", "PlacesCache", "PlacesSnapshot", "restore_changes", "take_snapshot", "watched"]

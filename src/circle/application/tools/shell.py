@@ -82,12 +82,18 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
             "list_jobs shows it, stop_job stops it."
         )
     places = watched(ctx.workspace, data_dir=ctx.data_dir, home=None if ctx.home in ("", "~") else ctx.home)
-    guard = None if review.protected_write else await take_snapshot(ctx.files, *places)
+    guard = (
+        None if review.protected_write else await take_snapshot(ctx.files, *places, cache=ctx.places_cache)
+    )
     snapshot = await ctx.journal.before_command() if ctx.journal is not None else None
     try:
         result = await _run(args, ctx, env)
     finally:
-        undone = await restore_changes(ctx.files, guard, places[0]) if guard is not None else []
+        undone = (
+            await restore_changes(ctx.files, guard, places[0], cache=ctx.places_cache)
+            if guard is not None
+            else []
+        )
         if ctx.journal is not None:
             await ctx.journal.after_command(snapshot)
     output = redact(ctx.secrets.mask(result.output)).rstrip("\n")
