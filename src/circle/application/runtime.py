@@ -266,7 +266,7 @@ class Runtime:
             budget_usd=self.options.budget_usd,
         )
         context.subagents = await start_subagents(
-            pool,
+            tools,
             settings,
             files=self.ports.files,
             store=self.ports.store,
