@@ -74,7 +74,7 @@ async def test_general_purpose_lacks_task_compaction_and_plan_mode_and_explore_c
     general = {spec.name for spec in h.model.requests[1].tools}
     explore = {spec.name for spec in h.model.requests[3].tools}
     assert {"task", "skill", "write_file", "execute"} <= main
-    assert general == main - {"task", "compact_conversation", "plan_enter", "plan_exit"}
+    assert general == main - {"task", "compact_conversation", "plan_enter", "plan_exit"} | {"wait_jobs"}
     assert "skill" in general and "write_file" in general
     assert explore == {"ls", "read_file", "glob", "grep", "lsp", "skill", "webfetch", "websearch"} & main
     assert not explore & CHANGE_TOOLS

@@ -1,4 +1,4 @@
-"""What a background job runs besides a command: a subagent (see :mod:`circle.application.jobs`).
+"""A background job (see :mod:`circle.application.jobs`) and what it runs besides a command: a subagent.
 
 A command job runs a :class:`~circle.application.ports.process_runner.RunningProcess`; a subagent job
 runs a coroutine that ends with an :class:`AgentReport`, wrapped in an :class:`AgentWork`. Both are
@@ -10,13 +10,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
 
 from circle.domain.messages import Usage
 
+from .ports.process_runner import RunningProcess
+
 log = logging.getLogger("circle.jobs")
 STOPPED_CODE = -15
+JobStatus = Literal["running", "exited", "stopped"]
+JobKind = Literal["command", "agent"]
 
 
 class JobWork(Protocol):
@@ -69,4 +73,51 @@ class AgentWork:
         await asyncio.wait([self._task])
 
 
-__all__ = ["AgentReport", "AgentWork", "JobWork"]
+@dataclass
+class Job:
+    """One background job and what became of it.
+
+    Attributes:
+        command: The command, or for a subagent ``<type>: <description>``.
+        kind: ``command`` or ``agent`` (a subagent).
+        process: The command's process; None for a subagent.
+        notice: What the model is told of its end (kept once it has ended by itself).
+        awaited: How many ``wait_jobs`` calls wait for it now: while one does, its end is told to
+            that call instead of being queued as a notice for the session.
+        ended: Set once it has ended and its notice (if any) is written.
+    """
+
+    id: str
+    command: str
+    started: float
+    output_path: str
+    work: JobWork
+    kind: JobKind = "command"
+    process: RunningProcess | None = None
+    status: JobStatus = "running"
+    exit_code: int | None = None
+    notice: str | None = None
+    awaited: int = 0
+    ended: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
+
+    def describe(self) -> str:
+        """``running``, ``stopped`` or how it ended."""
+        if self.status != "exited" or self.exit_code is None:
+            return self.status
+        if self.kind == "agent":
+            return "finished" if self.exit_code == 0 else "failed"
+        if self.exit_code < 0:
+            return f"killed by signal {-self.exit_code}"
+        return f"exited with code {self.exit_code}"
+
+
+@dataclass(frozen=True, slots=True)
+class MovedToBackground:
+    """A waited-on command the person moved to the background: it goes on as ``job``."""
+
+    job: Job
+    output: str
+    """What it wrote before it was moved (kept to the limit it was run with), unmasked."""
+
+
+__all__ = ["AgentReport", "AgentWork", "Job", "JobKind", "JobStatus", "JobWork", "MovedToBackground"]

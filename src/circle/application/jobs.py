@@ -8,6 +8,7 @@ resumed session never writes over an earlier job's output.
 
 When a job ends by itself, a notice (its exit code and the last lines of its output) is queued and
 the listeners are called; the session hands the notices to the model (see ``AgentSession``). A job
+a ``wait_jobs`` call waits for (:meth:`JobManager.wait`) queues none: that call tells it. A job
 stopped with :meth:`JobManager.stop` or :meth:`JobManager.stop_all` sends no notice: whoever stopped
 it knows. Output shown to the model passes through ``mask`` (saved secrets and passwords hidden).
 
@@ -28,14 +29,13 @@ import contextlib
 import posixpath
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from circle.domain.errors import ToolError
 from circle.domain.messages import Usage
 
-from .job_work import AgentReport, AgentWork, JobWork
+from .job_work import AgentReport, AgentWork, Job, JobKind, JobStatus, JobWork, MovedToBackground
 from .ports.file_system import FileSystem
 from .ports.process_runner import ProcessResult, ProcessRunner, RunningProcess
 
@@ -44,49 +44,7 @@ NOTICE_LINES = 10
 LINE_WIDTH = 300
 REPORT_LIMIT = 30_000
 DRAIN_GRACE_S = 0.5
-JobStatus = Literal["running", "exited", "stopped"]
-JobKind = Literal["command", "agent"]
 _LOG_NAME = re.compile(r"job-(\d+)\.log")
-
-
-@dataclass
-class Job:
-    """One background job and what became of it.
-
-    Attributes:
-        command: The command, or for a subagent ``<type>: <description>``.
-        kind: ``command`` or ``agent`` (a subagent).
-        process: The command's process; None for a subagent.
-    """
-
-    id: str
-    command: str
-    started: float
-    output_path: str
-    work: JobWork
-    kind: JobKind = "command"
-    process: RunningProcess | None = None
-    status: JobStatus = "running"
-    exit_code: int | None = None
-
-    def describe(self) -> str:
-        """``running``, ``stopped`` or how it ended."""
-        if self.status != "exited" or self.exit_code is None:
-            return self.status
-        if self.kind == "agent":
-            return "finished" if self.exit_code == 0 else "failed"
-        if self.exit_code < 0:
-            return f"killed by signal {-self.exit_code}"
-        return f"exited with code {self.exit_code}"
-
-
-@dataclass(frozen=True, slots=True)
-class MovedToBackground:
-    """A waited-on command the person moved to the background: it goes on as ``job``."""
-
-    job: Job
-    output: str
-    """What it wrote before it was moved (kept to the limit it was run with), unmasked."""
 
 
 @dataclass
@@ -163,10 +121,6 @@ class JobManager:
     def waiting(self) -> list[str]:
         """The foreground commands being waited on now (what ctrl+b would move)."""
         return [waiting.command for waiting in self._waiting]
-
-    @property
-    def has_notices(self) -> bool:
-        return bool(self._notices)
 
     def take_notices(self) -> list[str]:
         """The notices of jobs that ended since the last call, oldest first."""
@@ -321,6 +275,26 @@ class JobManager:
             watcher.cancel()
         return len(running)
 
+    async def wait(self, jobs: Sequence[Job], *, timeout_s: float) -> None:
+        """Wait until every one of ``jobs`` has ended, or ``timeout_s`` seconds have passed.
+
+        A job that ends meanwhile by itself queues no notice: its end (``Job.notice``) is the
+        waiter's to tell. One still running at the deadline goes on, and its end is a notice again.
+        """
+        for job in jobs:
+            job.awaited += 1
+        try:
+            ends = [asyncio.ensure_future(job.ended.wait()) for job in jobs]
+            try:
+                if ends:
+                    await asyncio.wait(ends, timeout=timeout_s)
+            finally:
+                for end in ends:
+                    end.cancel()
+        finally:
+            for job in jobs:
+                job.awaited -= 1
+
     async def tail(self, job: Job, *, lines: int) -> str:
         """The last ``lines`` lines of the job's output, each cut to :data:`LINE_WIDTH`, masked."""
         try:
@@ -341,6 +315,12 @@ class JobManager:
         watcher.add_done_callback(self._watchers.discard)
 
     async def _watch(self, job: Job) -> None:
+        try:
+            await self._see_end(job)
+        finally:
+            job.ended.set()
+
+    async def _see_end(self, job: Job) -> None:
         code = await job.work.wait()
         if isinstance(job.work, AgentWork) and job.work.report is not None and job.work.report.usage:
             for count in list(self._usage_listeners):
@@ -349,10 +329,11 @@ class JobManager:
             return
         job.status, job.exit_code = "exited", code
         if isinstance(job.work, AgentWork):
-            notice = await self._agent_notice(job, job.work.report or AgentReport("", failed=True))
+            job.notice = await self._agent_notice(job, job.work.report or AgentReport("", failed=True))
         else:
-            notice = await self._command_notice(job)
-        self._notices.append(notice)
+            job.notice = await self._command_notice(job)
+        if not job.awaited:  # a wait_jobs call waiting for it is told instead
+            self._notices.append(job.notice)
         for listener in list(self._listeners):
             listener()
 

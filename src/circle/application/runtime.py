@@ -18,6 +18,7 @@ from circle.domain.redact import redact
 from circle.domain.retry import TimeoutPolicy
 from circle.domain.sandbox import SandboxPolicy, sandbox_note
 from circle.domain.secrets import Secrets
+from circle.domain.subagents import SUBAGENT_ONLY
 from circle.domain.thinking import ThinkingLevel
 
 from .agent_loop import AgentLoop, LoopSettings
@@ -138,9 +139,14 @@ class Runtime:
         return list(self._sessions)
 
     def select_tools(self) -> dict[str, Tool]:
-        """The built-in tools, narrowed by --tools and --exclude-tools."""
+        """The main agent's built-in tools, narrowed by --tools and --exclude-tools."""
+        return {name: tool for name, tool in self._tool_pool().items() if name not in SUBAGENT_ONLY}
+
+    def _tool_pool(self) -> dict[str, Tool]:
+        """The main agent's tools and those only subagents get (wait_jobs, unless excluded)."""
         available = builtin_tools()
         chosen = list(available) if self.options.tools is None else list(self.options.tools)
+        chosen += [name for name in available if name in SUBAGENT_ONLY and name not in chosen]
         unknown = [n for n in [*chosen, *self.options.exclude_tools] if n not in available]
         if unknown:
             raise ConfigError(f"unknown tool {unknown[0]!r}: the tools are {', '.join(available)}")
@@ -256,7 +262,7 @@ class Runtime:
         if said:
             system = f"{system}\n\n# From the session-start hooks\n{said}"
         info = self.ports.catalog.lookup(self.options.model)
-        tools = self.select_tools()
+        pool = self._tool_pool()
         settings = LoopSettings(
             model=self.options.model,
             system=system,
@@ -266,7 +272,7 @@ class Runtime:
             budget_usd=self.options.budget_usd,
         )
         context.subagents = await start_subagents(
-            tools,
+            pool,
             settings,
             files=self.ports.files,
             store=self.ports.store,
@@ -279,7 +285,7 @@ class Runtime:
         )
         return AgentLoop(
             model=self.session_model(),
-            tools=tools,
+            tools={name: tool for name, tool in pool.items() if name not in SUBAGENT_ONLY},
             context=context,
             events=self.events,
             settings=settings,

@@ -1,9 +1,10 @@
 """Subagents: ``task`` runs a fresh agent with its own context and returns its final answer.
 
-Types: ``general-purpose`` (the session's tools without task, compact_conversation and plan mode),
-``explore`` (read-only tools; every change refused without asking), and the agent files found in
-``~/.claude/agents``, ``~/.agents/agents``, ``~/.circle/agents`` and the project's
-``.circle/agents`` (a later folder wins by name; a file may replace a built-in type).
+Types: ``general-purpose`` (the session's tools without task, compact_conversation and plan mode,
+plus wait_jobs), ``explore`` (read-only tools; every change refused without asking), and the agent
+files found in ``~/.claude/agents``, ``~/.agents/agents``, ``~/.circle/agents`` and the project's
+``.circle/agents`` (a later folder wins by name; a file may replace a built-in type; one given
+execute gets wait_jobs too).
 
 A subagent's conversation is ephemeral: it lives in memory and in its :class:`SubagentRun`
 (``Subagents.runs``), never in the session store. Its tool calls go through the parent's approver
@@ -34,6 +35,7 @@ from circle.domain.subagents import (
     GENERAL_PURPOSE,
     NEVER_GIVEN,
     READ_ONLY_TOOLS,
+    SUBAGENT_ONLY,
     SubagentSpec,
 )
 
@@ -64,7 +66,9 @@ def builtin_subagents() -> dict[str, SubagentSpec]:
     return {
         GENERAL_PURPOSE: SubagentSpec(
             name=GENERAL_PURPOSE,
-            description="The main agent's tools but task, compaction and plan mode; changes ask.",
+            description=(
+                "The main agent's tools but task, compaction and plan mode, with wait_jobs; changes ask."
+            ),
             system_prompt=load_prompt("subagents/general-purpose.md"),
         ),
         EXPLORE: SubagentSpec(
@@ -198,11 +202,12 @@ class Subagents:
         self.runs: list[SubagentRun] = []
 
     def tools_for(self, spec: SubagentSpec) -> dict[str, Tool]:
-        """The tools a subagent of this kind gets: never task, compact_conversation or plan mode."""
+        """The tools a subagent of this kind gets: never task, compact_conversation or plan mode;
+        wait_jobs with execute (it may start jobs, and its work ends with its answer)."""
         if spec.tools is None:
             names: Iterable[str] = self.tools
         else:
-            names = spec.tools
+            names = [*spec.tools, *(SUBAGENT_ONLY if "execute" in spec.tools else ())]
         return {n: self.tools[n] for n in names if n in self.tools and n not in NEVER_GIVEN}
 
     def context_for(self, spec: SubagentSpec, ctx: ToolContext) -> ToolContext:

@@ -27,6 +27,8 @@ GENERAL_PURPOSE = "general-purpose"
 EXPLORE = "explore"
 NEVER_GIVEN = frozenset({"task", "compact_conversation", "plan_enter", "plan_exit"})
 """Tools no subagent gets."""
+SUBAGENT_ONLY = frozenset({"wait_jobs"})
+"""Tools only subagents get: the main agent is told of a job's end in a turn of its own."""
 READ_ONLY_TOOLS = frozenset({"ls", "read_file", "glob", "grep", "skill", "webfetch", "websearch", "lsp"})
 """What explore gets (those of them the session has)."""
 INHERITED_MODELS = frozenset({"inherit", "sonnet", "opus", "haiku"})
@@ -97,6 +99,7 @@ __all__ = [
     "GENERAL_PURPOSE",
     "NEVER_GIVEN",
     "READ_ONLY_TOOLS",
+    "SUBAGENT_ONLY",
     "SubagentSpec",
     "parse_agent_file",
     "tool_name",

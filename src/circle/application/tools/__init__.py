@@ -5,7 +5,7 @@ from __future__ import annotations
 from .base import Tool
 from .compaction import COMPACT
 from .files import DELETE, EDIT_FILE, LS, READ_FILE, WRITE_FILE
-from .jobs import LIST_JOBS, STOP_JOB
+from .jobs import LIST_JOBS, STOP_JOB, WAIT_JOBS
 from .lsp import LSP_TOOL
 from .patch import APPLY_PATCH
 from .plan import PLAN_ENTER_TOOL, PLAN_EXIT_TOOL
@@ -30,6 +30,7 @@ BUILTIN_TOOLS: tuple[Tool, ...] = (
     EXECUTE,
     LIST_JOBS,
     STOP_JOB,
+    WAIT_JOBS,
     WEB_FETCH,
     WEB_SEARCH,
     WRITE_TODOS_TOOL,
