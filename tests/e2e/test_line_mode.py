@@ -120,12 +120,12 @@ def test_line_mode_refuses_print_and_rpc_flags(cli: Circle) -> None:
 class Terminal:
     """`circle --line` on a pseudo-terminal: what it wrote so far, and lines typed to it."""
 
-    def __init__(self, cli: Circle) -> None:
+    def __init__(self, cli: Circle, *, env: dict[str, str] | None = None) -> None:
         self.leader, follower = pty.openpty()
         self.proc = subprocess.Popen(
             [circle_command(), "--line"],
             cwd=cli.workspace,
-            env=cli.env(),
+            env=env or cli.env(),
             stdin=follower,
             stdout=follower,
             stderr=follower,
@@ -206,3 +206,31 @@ def test_at_a_terminal_a_padded_command_is_shown_whole_and_its_first_line_is_nex
     finally:
         term.close()
     assert not (cli.workspace / "first").exists()
+
+
+def test_at_a_terminal_setup_reads_the_key_without_echo(cli: Circle) -> None:
+    env = cli.env()
+    for name in ("CIRCLE_BASE_URL", "CIRCLE_API_KEY", "CIRCLE_MODEL"):
+        env.pop(name)
+    cli.gateway.enqueue(chat_text("Set up."))
+    term = Terminal(cli, env=env)
+    try:
+        term.read_until(b"base URL")
+        term.type(cli.gateway.base_url)
+        term.read_until(b"not shown as typed): ")
+        term.type("sk-typed-at-the-terminal")
+        term.read_until(b"model (")
+        term.type("")
+        term.read_until(b"trust it?")
+        term.type("y")
+        term.read_until(b"> ")
+        term.type("echoed again")
+        term.read_until(b"echoed again")
+        term.read_until(b"Set up.")
+        term.read_until(b"> ")
+        term.type("/quit")
+        assert term.proc.wait(timeout=20) == 0
+    finally:
+        term.close()
+    assert b"sk-typed" not in term.seen
+    assert json.loads((cli.home / "credentials.json").read_text())["api_key"] == "sk-typed-at-the-terminal"

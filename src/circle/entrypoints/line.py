@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -43,24 +44,56 @@ class LineReader:
     """Reads standard input a line at a time without blocking the event loop."""
 
     def __init__(self, stdin: TextIO, err: TextIO, *, interactive: bool) -> None:
+        self.stdin = stdin
         self.err = err
         self.interactive = interactive
         self.lines = StdinLines(getattr(stdin, "buffer", None))
         self._started = False
 
-    async def ask(self, question: str) -> str | None:
-        """The next line; the question is shown first at a terminal; None once the input closed."""
+    async def ask(self, question: str, *, secret: bool = False) -> str | None:
+        """The next line; the question is shown first at a terminal; None once the input closed.
+
+        With ``secret`` the terminal does not echo what is typed (an API key), as getpass does.
+        """
         if not self._started:
             self.lines.start()
             self._started = True
-        if self.interactive and not self.lines.closed:
-            self.err.write(question)
+        quiet = secret and self.interactive
+        with _no_echo(self.stdin) if quiet else contextlib.nullcontext():
+            if self.interactive and not self.lines.closed:
+                self.err.write(question)
+                self.err.flush()
+            line = await self.lines.next()
+        if quiet:
+            self.err.write("\n")  # the Enter was not echoed either
             self.err.flush()
-        return await self.lines.next()
+        return line
 
     def close(self) -> None:
         """Stop waiting for input: the line being read, if any, comes back as None."""
         self.lines.close()
+
+
+@contextlib.contextmanager
+def _no_echo(stream: TextIO) -> Iterator[None]:
+    """The terminal on ``stream`` without echo while inside (lines still end at Enter); nothing
+    changes where it is not a terminal."""
+    try:
+        import termios
+
+        fd = stream.fileno()
+        saved = termios.tcgetattr(fd)
+    except (ImportError, OSError, ValueError):
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~termios.ECHO
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
 class LineApprover:
@@ -198,7 +231,7 @@ async def _set_up(reader: LineReader, err: TextIO, env: dict[str, str], opts: Ru
     if base_url is None or not base_url.strip():
         err.write("circle: no base URL given: set CIRCLE_BASE_URL, or answer the setup questions\n")
         return False
-    key = await reader.ask("API key (empty for none): ")
+    key = await reader.ask("API key (empty for none, not shown as typed): ", secret=True)
     if key is None:
         err.write("circle: the input closed during setup\n")
         return False
