@@ -1,8 +1,13 @@
 """What the loop does to keep a long session inside the model's context window.
 
 Before each request, :class:`ContextKeeper` prunes it (older tool output stubbed, older images left
-out: :mod:`.pruning`) and, when the estimate still passes the budget, compacts the conversation
-(:mod:`.compaction`). An endpoint that says the request overflowed gets one compaction and one
+out: :mod:`.pruning`) and, when it still passes the budget, compacts the conversation
+(:mod:`.compaction`). The request is counted as the endpoint last counted it: the newest answer's
+input and output tokens plus an estimate of what came after
+(:func:`~circle.domain.budget.reported_tokens`), or the estimate where that is larger or no answer
+reported usage. Answers a compaction carried over reported the conversation before it, so they
+are not trusted (nor, in a resumed session that was compacted, the answers it was opened with).
+An endpoint that says the request overflowed gets one compaction and one
 retry; ``compact_conversation`` and /compact compact on request. Every compaction is announced by
 :class:`~.events.CompactionStarted` and :class:`~.events.CompactionEnded`; a failed one changes
 nothing and the turn goes on (an overflow then stands).
@@ -15,7 +20,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from circle.domain.budget import RequestBudget, request_tokens, text_tokens, tools_tokens
+from circle.domain.budget import RequestBudget, reported_tokens, request_tokens, text_tokens, tools_tokens
+from circle.domain.compaction import is_summary
 from circle.domain.errors import CircleError
 from circle.domain.messages import Message, ToolCallPart
 from circle.domain.model import ToolSpec
@@ -59,6 +65,7 @@ class ContextKeeper:
         self.turn_retired: list[Message] = []
         self.turn_start = 0
         self._gave_up = False
+        self._stale: tuple[Message, ...] | None = None
 
     def start_turn(self, index: int) -> None:
         self.turn_start = index
@@ -86,13 +93,25 @@ class ContextKeeper:
         """Compact when the request (as it would be sent) passes the budget. True if it did."""
         if self.compactor is None or self._gave_up:
             return False
-        if not self.budget.over(request_tokens(system, messages, tools)):
+        tokens = max(request_tokens(system, messages, tools), self.reported(conversation) or 0)
+        if not self.budget.over(tokens):
             return False
         if not self.compactor.plan(conversation.messages, fixed_tokens=_fixed(system, tools)).summarize:
             return False
         done = await self.compact(conversation, reason="threshold", system=system, tools=tools)
         self._gave_up = done is None
         return done is not None
+
+    def reported(self, conversation: Conversation) -> int | None:
+        """The conversation's tokens as the endpoint counted them (see the module docstring)."""
+        messages = conversation.messages
+        if self._stale is None:
+            self._stale = tuple(messages) if any(is_summary(m) for m in messages) else ()
+        since = 0
+        if self._stale:
+            held = {id(m) for m in self._stale}
+            since = next((i + 1 for i in range(len(messages) - 1, -1, -1) if id(messages[i]) in held), 0)
+        return reported_tokens(messages, since=since)
 
     async def compact(
         self,
@@ -107,11 +126,13 @@ class ContextKeeper:
         if self.compactor is None:
             return None
         session_id = conversation.session_id
+        fixed = _fixed(system, tools)
+        counted = self.reported(conversation) or 0
         self.events.emit(CompactionStarted(session_id=session_id, reason=reason))
         try:
             outcome = await self.compactor.compact(
                 conversation,
-                fixed_tokens=_fixed(system, tools),
+                fixed_tokens=fixed,
                 instructions=instructions or None,
                 shrink=reason != "threshold",
             )
@@ -124,14 +145,14 @@ class ContextKeeper:
                 CompactionEnded(session_id=session_id, reason=reason, error="nothing to compact")
             )
             return None
-        self._account(outcome)
+        self._account(outcome, conversation)
         self.events.emit(
             CompactionEnded(
                 session_id=session_id,
                 reason=reason,
                 summarized=outcome.summarized,
                 kept=outcome.kept,
-                tokens_before=outcome.plan.tokens_before + _fixed(system, tools),
+                tokens_before=max(outcome.plan.tokens_before + fixed, counted),
                 tokens_after=outcome.tokens_after,
                 summary_checkpoint_id=outcome.record.summary_checkpoint_id,
                 history_file=outcome.record.history_file,
@@ -140,7 +161,8 @@ class ContextKeeper:
         )
         return outcome
 
-    def _account(self, outcome: CompactionOutcome) -> None:
+    def _account(self, outcome: CompactionOutcome, conversation: Conversation) -> None:
+        self._stale = tuple(conversation.messages)  # their usage counted the conversation before
         self.retired.extend(outcome.retired())
         self.turn_retired.extend(outcome.retired(self.turn_start))
         self.turn_start = outcome.moved(self.turn_start)

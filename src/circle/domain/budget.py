@@ -1,8 +1,9 @@
 """How many tokens a request takes, and how much of the context window it may take.
 
 Estimates count four characters a token plus a small overhead per message; an image or a document
-is a fixed cost (its bytes never reach the model as text). Estimates are deliberately simple and
-a little generous: they decide when to compact, not what a call costs.
+is a fixed cost (its bytes never reach the model as text). Estimates are deliberately simple: where
+the endpoint reported what an answer's request took, :func:`reported_tokens` starts from that
+figure and estimates only the messages that came after it.
 
 A :class:`RequestBudget` says when a conversation must be compacted: past ``threshold`` of the
 context window, or sooner when the room kept for the answer (``reserve_output``) would not fit.
@@ -11,7 +12,7 @@ context window, or sooner when the room kept for the answer (``reserve_output``)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .messages import (
@@ -77,6 +78,20 @@ def tools_tokens(tools: Iterable[ToolSpec]) -> int:
 def request_tokens(system: str, messages: Iterable[Message], tools: Iterable[ToolSpec] = ()) -> int:
     """Tokens of a whole request: the system prompt, the messages and the tool definitions."""
     return text_tokens(system) + messages_tokens(messages) + tools_tokens(tools)
+
+
+def reported_tokens(messages: Sequence[Message], *, since: int = 0) -> int | None:
+    """What the conversation takes as the endpoint counted it: the newest answer's input and
+    output tokens (from index ``since`` on), plus an estimate of the messages after it.
+
+    A tokenizer counts Chinese prose, base64 or minified code at under two characters a token,
+    so this is the figure that tells how full the window is; None when no answer reported usage.
+    """
+    for index in range(len(messages) - 1, max(since, 0) - 1, -1):
+        message = messages[index]
+        if message.role == "assistant" and message.usage is not None and message.usage.total > 0:
+            return message.usage.total + messages_tokens(messages[index + 1 :])
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +163,7 @@ __all__ = [
     "message_tokens",
     "messages_tokens",
     "part_tokens",
+    "reported_tokens",
     "request_tokens",
     "text_tokens",
     "tools_tokens",
