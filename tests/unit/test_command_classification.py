@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from circle.domain.approvals import MAX_COMMAND_CHARS, CommandVerdict, classify_command
@@ -464,17 +462,6 @@ def test_a_command_too_long_to_check_is_refused() -> None:
 )
 def test_broken_input_asks_without_crashing(command: str) -> None:
     assert classify(command).kind == "ask"
-
-
-def test_classifying_a_typical_command_takes_well_under_a_millisecond() -> None:
-    commands = ["git status", "ls -la src | grep foo | wc -l", "bash -lc 'cd src && git diff --stat'"]
-    classify("ls")
-    start = time.perf_counter()
-    for _ in range(100):
-        for command in commands:
-            classify(command)
-    per_call = (time.perf_counter() - start) / 300
-    assert per_call < 0.002  # about 0.1 ms on a laptop; generous for slow CI
 
 
 def test_only_a_saved_secrets_name_keeps_a_command_from_being_known_read_only() -> None:
