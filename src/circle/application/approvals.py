@@ -27,7 +27,7 @@ denied by the gate).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -44,6 +44,7 @@ from circle.domain.approval_rules import (
     session_allow,
 )
 from circle.domain.approvals import classify_command
+from circle.domain.hooks import permission_mode
 from circle.domain.web import WEBFETCH_TOOL, no_one_to_ask, site_rule
 
 from .ports.approver import ApprovalDecision, ApprovalRequest, Approver
@@ -228,6 +229,20 @@ class PlanModeGate:
         return await self.inner.decide(request)
 
 
+def hook_mode(approver: Approver, plan: PlanMode) -> Callable[[], str]:
+    """What a session's hooks are told as ``permission_mode``, asked at each event: plan mode while
+    it is on, else ``approver``'s mode (auto for :class:`AllowAll`), in Claude Code's names."""
+
+    def current() -> str:
+        if isinstance(approver, ApprovalPolicy):
+            mode: str = approver.mode
+        else:
+            mode = "auto" if isinstance(approver, AllowAll) else "default"
+        return permission_mode(mode, planning=plan.active)
+
+    return current
+
+
 __all__ = [
     "APPROVAL_MODES",
     "PLAN_MODE_REFUSAL",
@@ -236,5 +251,6 @@ __all__ = [
     "ApprovalPolicy",
     "PlanMode",
     "PlanModeGate",
+    "hook_mode",
     "parse_mode",
 ]

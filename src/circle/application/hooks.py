@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from pydantic import JsonValue
 
@@ -56,7 +56,9 @@ class HookRunner:
         session_id: Sent to every hook.
         env: The hooks' environment (``CIRCLE_PROJECT_DIR`` and ``CLAUDE_PROJECT_DIR`` are added);
             None inherits Circle's own.
-        permission_mode: Sent to every hook as ``permission_mode``.
+        permission_mode: Asked at each event for what to send as ``permission_mode`` (the
+            session's approval mode, or plan mode, in Claude Code's names: see
+            :func:`circle.domain.hooks.permission_mode`).
     """
 
     def __init__(
@@ -67,7 +69,7 @@ class HookRunner:
         workspace: str,
         session_id: str,
         env: Mapping[str, str] | None = None,
-        permission_mode: str = "default",
+        permission_mode: Callable[[], str] = lambda: "default",
     ) -> None:
         self.processes = processes
         self.hooks = hooks
@@ -149,7 +151,7 @@ class HookRunner:
             "session_id": self.session_id,
             "cwd": self.workspace,
             "hook_event_name": event,
-            "permission_mode": self.permission_mode,
+            "permission_mode": self.permission_mode(),
             **payload,
         }
         stdin = json.dumps(message, ensure_ascii=False)

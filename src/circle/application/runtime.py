@@ -7,7 +7,7 @@ import contextlib
 import platform
 import posixpath
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from circle.domain.budget import CompactionSettings, RequestBudget
@@ -22,7 +22,7 @@ from circle.domain.subagents import SUBAGENT_ONLY
 from circle.domain.thinking import ThinkingLevel
 
 from .agent_loop import AgentLoop, LoopSettings
-from .approvals import ApprovalPolicy, PlanMode, PlanModeGate
+from .approvals import ApprovalPolicy, PlanMode, PlanModeGate, hook_mode
 from .compaction import Compactor
 from .context.system_prompt import Environment, PromptOptions, build_system_prompt
 from .conversation import Conversation
@@ -243,7 +243,7 @@ class Runtime:
             plan_mode=plan,
             plan_file=self.plan_file(conversation.session_id),
         )
-        hooks = self._hooks(conversation)
+        hooks = self._hooks(conversation, hook_mode(approver, plan))
         said: str | None = None
         if hooks is not None:
             source = "resume" if conversation.messages else "startup"
@@ -379,7 +379,7 @@ class Runtime:
             snapshots=self.ports.snapshots,
         )
 
-    def _hooks(self, conversation: Conversation) -> HookRunner | None:
+    def _hooks(self, conversation: Conversation, mode: Callable[[], str]) -> HookRunner | None:
         config = self.options.hooks
         if config is None or not any(config.events.values()):
             return None
@@ -389,6 +389,7 @@ class Runtime:
             workspace=self.options.workspace,
             session_id=conversation.session_id,
             env=self.options.env or None,
+            permission_mode=mode,
         )
 
     def session_model(self) -> ModelClient:

@@ -374,7 +374,26 @@ def _clip(text: str) -> str:
     return text if len(text) <= _DETAIL_LIMIT else "… " + text[-_DETAIL_LIMIT:]
 
 
+CLAUDE_PERMISSION_MODES: Mapping[str, str] = {
+    "default": "default",
+    "accept-edits": "acceptEdits",
+    "auto": "bypassPermissions",
+    "read-only": "readOnly",
+}
+"""Circle's approval modes as a hook's ``permission_mode`` says them: Claude Code's names, and
+``readOnly`` for Circle's own read-only mode."""
+
+
+def permission_mode(approval_mode: str, *, planning: bool = False) -> str:
+    """What a hook is told as ``permission_mode``: ``plan`` while plan mode is on, else the
+    approval mode in Claude Code's names (:data:`CLAUDE_PERMISSION_MODES`)."""
+    if planning:
+        return "plan"
+    return CLAUDE_PERMISSION_MODES.get(approval_mode, approval_mode)
+
+
 __all__ = [
+    "CLAUDE_PERMISSION_MODES",
     "CLAUDE_TOOLS",
     "CLAUDE_TOOL_NAMES",
     "DEFAULT_TIMEOUT_S",
@@ -392,5 +411,6 @@ __all__ = [
     "combine",
     "interpret",
     "parse_hooks",
+    "permission_mode",
     "tool_names",
 ]
