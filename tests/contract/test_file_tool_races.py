@@ -186,3 +186,23 @@ async def test_reads_swapped_toward_a_credential_read_no_credential(world: World
                         seen.append(exc.message)
     assert not [text for text in seen if SECRET in text]
     assert reads > 0
+
+
+async def test_patches_swapped_toward_a_folder_outside_land_nowhere_outside(world: World) -> None:
+    (world.workspace / "sub").mkdir()
+    (world.workspace / "sub-link").symlink_to(world.outside)
+    outcomes: dict[str, int] = {}
+    async with asyncio.timeout(120):
+        with swapping(world.workspace / "sub", world.workspace / "sub-link"):
+            for n in range(ROUNDS):
+                patch = f"*** Begin Patch\n*** Add File: sub/p{n}.txt\n+round {n}\n*** End Patch\n"
+                try:
+                    await world.run("apply_patch", patch=patch)
+                    outcome = "written"
+                except ToolError:
+                    outcome = "refused"
+                except OSError:
+                    outcome = "crashed"
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    assert sorted(p.name for p in world.outside.iterdir()) == []
+    assert outcomes.get("written", 0) > 0 and "crashed" not in outcomes, outcomes

@@ -20,7 +20,7 @@ from circle.domain.errors import ToolError
 from circle.domain.patch import AddFile, DeleteFile, UpdateFile, apply_to, parse_patch
 from circle.domain.workspace import is_inside
 
-from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
+from .base import CREDENTIAL_REFUSAL, BuiltinTool, ToolArgs, ToolContext, ToolOutput
 
 TOOL = "apply_patch"
 
@@ -52,7 +52,13 @@ class _Plan:
         if info is not None and info.kind != "file":
             kind = "a folder" if info.kind == "dir" else "not a regular file"
             raise ToolError(f"{self.ctx.show(resolved)} is {kind}: apply_patch changes files only")
-        data = None if info is None else await self.ctx.files.read_bytes(resolved)
+        if info is not None and await self.ctx.is_credential(resolved, info=info):
+            raise ToolError(f"{self.ctx.show(resolved)} {CREDENTIAL_REFUSAL}")
+        data = (
+            None
+            if info is None
+            else await self.ctx.files.read_bytes(resolved, follow_symlinks=False, expect=info)
+        )
         self.before[resolved] = self.after[resolved] = data
         return data
 
@@ -124,9 +130,9 @@ async def _write(plan: _Plan, ctx: ToolContext) -> None:
             started.append(path)
             data = plan.after[path]
             if data is None:
-                await ctx.files.delete(path)
+                await ctx.files.delete(path, follow_symlinks=False)
             else:
-                await ctx.files.write_bytes(path, data)
+                await ctx.files.write_bytes(path, data, follow_symlinks=False)
     except BaseException as exc:
         unrestored = await _restore(plan, ctx, started)
         if not isinstance(exc, OSError):
@@ -145,9 +151,9 @@ async def _restore(plan: _Plan, ctx: ToolContext, started: list[str]) -> list[st
         before = plan.before[path]
         try:
             if before is not None:
-                await ctx.files.write_bytes(path, before)
+                await ctx.files.write_bytes(path, before, follow_symlinks=False)
             elif await ctx.files.stat(path) is not None:
-                await ctx.files.delete(path)
+                await ctx.files.delete(path, follow_symlinks=False)
         except OSError:
             failed.append(ctx.show(path))
     return failed
