@@ -199,7 +199,7 @@ async def test_arguments_with_junk_after_the_json_are_repaired() -> None:
 
 async def test_a_call_that_does_not_fit_the_schema_is_not_run_and_the_model_hears_why() -> None:
     h = Harness()
-    h.model.add(answer("", Call("execute", {"cmd": "rm -rf build", "timeout": "soon"})), answer("ok"))
+    h.model.add(answer("", Call("execute", {"run": "rm -rf build", "timeout": "soon"})), answer("ok"))
     session = await h.runtime().new_session()
     await session.prompt("clean")
     assert h.processes.calls == []

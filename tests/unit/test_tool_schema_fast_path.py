@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from circle.application.tools import builtin_tools
-from circle.domain.tool_repair import plainly_valid
+from circle.domain.schema_check import plainly_valid
 
 SCHEMAS = {name: tool.spec().parameters for name, tool in builtin_tools().items()}
 
