@@ -11,7 +11,7 @@ from circle.application.agent_loop import AgentLoop, Inbox, LoopSettings
 from circle.application.conversation import Conversation
 from circle.application.events import ErrorReported, ToolExecutionEnded, TurnEnded, TurnStarted
 from circle.application.tools.base import ToolContext, ToolOutput
-from circle.domain.errors import ModelConnectionError
+from circle.domain.errors import ConfigError, ModelConnectionError
 from circle.domain.messages import INTERRUPTED_RESULT, NOT_RUN_RESULT, Message, StopReason, ToolCallPart
 from circle.domain.model import ModelRequest, ToolSpec
 from circle.testing import Call, Hang, ScriptedApprover, answer
@@ -253,7 +253,8 @@ async def test_prompting_while_a_turn_runs_is_refused() -> None:
     async with asyncio.timeout(5):
         while not h.processes.calls:
             await asyncio.sleep(0.001)
-    with pytest.raises(RuntimeError, match="already running"):
+    with pytest.raises(ConfigError, match="already running") as refused:
         await session.prompt("two")
+    assert refused.value.code == "config-error"
     session.cancel()
     await task

@@ -80,11 +80,6 @@ class HookRunner:
             None if env is None else {**env, "CIRCLE_PROJECT_DIR": workspace, "CLAUDE_PROJECT_DIR": workspace}
         )
 
-    @property
-    def needs_approval(self) -> tuple[str, ...]:
-        """Project hooks.json files left out until the person approves them."""
-        return self.hooks.unapproved
-
     async def pre_tool(
         self, tool_name: str, arguments: Mapping[str, JsonValue], *, tool_use_id: str | None = None
     ) -> HookVerdict:

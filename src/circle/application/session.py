@@ -21,6 +21,8 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
+from circle.domain.errors import ConfigError
+
 from .agent_loop import AgentLoop, Inbox, TurnResult
 from .conversation import Conversation
 from .jobs import JobManager
@@ -81,9 +83,12 @@ class AgentSession:
 
         Returns the last turn's result. A cancelled turn returns with ``aborted`` set. Job notices
         that wait go with ``text``; those that come after its turns get turns of their own.
+
+        Raises:
+            ConfigError: a turn (or its follow-ups) is already under way.
         """
         if self.is_running or self._busy:
-            raise RuntimeError("a turn is already running: steer or follow up instead")
+            raise ConfigError("a turn is already running: steer or follow up instead")
         self._busy = True
         self.job_turns = 0
         self.hold_job_turns = False

@@ -38,7 +38,7 @@ from .container import Config, Container, build_runtime, sandbox_from, sandbox_p
 from .discovery import settle_protocol
 from .event_codec import dumps, event_json
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 DEFAULT_JOB_WAIT_S = 1800.0
 T = TypeVar("T")
 TrustQuestion = Callable[[Path], Awaitable[bool]]

@@ -26,7 +26,6 @@ from .client import JSON, LspClient, LspError
 IDLE_S = 300.0
 DIAGNOSTICS_WAIT_S = 5.0
 START_TIMEOUT_S = 30.0
-REQUEST_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 3.0
 
 

@@ -160,9 +160,6 @@ class MainScreen(Screen[None]):
         self.turn_started = None
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
 
-    def remember_usage(self, tokens: int) -> None:
-        self.host.context_tokens = tokens
-
     def refresh_footer(self) -> None:
         for message in reversed(self.host.session.conversation.messages[-3:]):
             if message.role == "assistant" and message.usage is not None:
@@ -224,8 +221,6 @@ class MainScreen(Screen[None]):
             await self.host.prompt(text)
         except CircleError as exc:
             self.conversation.notice(f"error: {exc.message}", kind="error")
-        except RuntimeError as exc:
-            self.conversation.notice(str(exc), kind="error")
         finally:
             if not self.host.session.is_running:
                 self.busy.hide()
