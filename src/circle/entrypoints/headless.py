@@ -295,6 +295,10 @@ async def run_headless(
     return EXIT_OK
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""What stops a running Circle as ctrl+c does: its turn and commands end and are recorded."""
+
+
 def _print_answer(out: TextIO, answer: str) -> None:
     out.write(answer + ("" if answer.endswith("\n") else "\n"))
     out.flush()
@@ -309,20 +313,20 @@ async def _leave(runtime: Runtime, err: TextIO) -> None:
 
 
 async def _run_interruptible(session: AgentSession, work: Awaitable[T]) -> T:
-    """Await ``work`` with ctrl+c and SIGTERM stopping the session's running turn (and holding the
-    turns of job notices: nothing more runs)."""
+    """Await ``work`` with ctrl+c, SIGTERM and SIGHUP (a closed terminal, a dropped connection)
+    stopping the session's running turn (and holding the turns of job notices: nothing more runs)."""
     loop = asyncio.get_running_loop()
 
     def interrupt() -> None:
         session.hold_job_turns = True
         session.cancel()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, interrupt)
     try:
         return await work
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
 
 

@@ -185,8 +185,16 @@ async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO)
                 interrupted = True
                 reader.close()
 
+        def hang_up() -> None:  # SIGTERM, or SIGHUP: the terminal is gone; stop the turn and leave
+            nonlocal interrupted
+            interrupted = True
+            session.cancel()
+            reader.close()
+
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, interrupt)
+            loop.add_signal_handler(signal.SIGTERM, hang_up)
+            loop.add_signal_handler(signal.SIGHUP, hang_up)
         pending = opts.message.strip()
         failed = False
         while not interrupted:
@@ -215,7 +223,8 @@ async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO)
         failed = True
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                asyncio.get_running_loop().remove_signal_handler(sig)
         if stopped := await runtime.stop_jobs():
             err.write(f"circle: stopped {stopped} background job{'' if stopped == 1 else 's'}\n")
         await runtime.aclose()

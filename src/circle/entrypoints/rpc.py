@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -39,7 +38,15 @@ from circle.domain.thinking import parse_level
 from ._crash import write_crash_log
 from ._stdin import StdinLines
 from .event_codec import dumps, event_json, langchain_json, langchain_system, usage_json
-from .headless import EXIT_INTERRUPTED, EXIT_OK, RunOptions, job_wait_s, open_session, prepare
+from .headless import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    STOP_SIGNALS,
+    RunOptions,
+    job_wait_s,
+    open_session,
+    prepare,
+)
 
 EXIT_FAILED = 1
 _API_NAMES = {"anthropic": "anthropic-messages", "openai-chat": "openai-completions"}
@@ -171,7 +178,7 @@ class RpcServer:
         return EXIT_INTERRUPTED if self.interrupted else EXIT_OK
 
     def interrupt(self) -> None:
-        """ctrl+c or SIGTERM: stop the running turn; nothing more starts; leave."""
+        """ctrl+c, SIGTERM or SIGHUP: stop the running turn; nothing more starts; leave."""
         self.interrupted = True
         self.session.hold_job_turns = True
         self.session.inbox.clear()
@@ -489,12 +496,12 @@ async def run_rpc(opts: RunOptions, *, out: TextIO, err: TextIO) -> int:
         server.interrupt()
         lines.close()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, interrupt)
     try:
         return await server.serve(lines)
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
         await runtime.aclose()
 

@@ -16,6 +16,8 @@ while it runs, then closed (a command that does not read it is fine); without it
   ``DRAIN_GRACE_S`` and the group is killed, so ``run`` never hangs on a background child. A child that
   has let go of the pipe (``server >log 2>&1 &``) is left running.
 - A command killed by a signal reports the negative signal number as its exit code, as ``asyncio`` does.
+- Circle killed with SIGKILL takes the command's shell along, a started one's too
+  (:mod:`._parent_death`, Linux).
 
 ``start`` leaves a command running (a background job) in the same kind of group: its output goes
 through a pipe that Circle appends to the output file as it comes, so the job counts as running until
@@ -47,6 +49,7 @@ from circle.application.ports.process_runner import ProcessResult
 from circle.domain.errors import ToolError
 from circle.domain.sandbox import SandboxPolicy, bwrap_argv
 
+from ._parent_death import die_with_parent
 from .sandbox import NOT_INSTALLED, empty_file, find_bwrap, find_mounts, resolved
 
 TERM_GRACE_S = 1.0
@@ -93,6 +96,7 @@ class LocalProcessRunner:
                     stdout=write_fds[0],
                     stderr=asyncio.subprocess.STDOUT if err is None else write_fds[1],
                     start_new_session=True,
+                    preexec_fn=die_with_parent(),  # SIGKILLed, Circle takes it along
                 )
             finally:
                 for fd in write_fds:
@@ -132,6 +136,7 @@ class LocalProcessRunner:
                     stdout=write_fds[0],
                     stderr=asyncio.subprocess.STDOUT,
                     start_new_session=True,
+                    preexec_fn=die_with_parent(),  # its output goes through Circle: unwatched without it
                 )
             finally:
                 for fd in write_fds:
