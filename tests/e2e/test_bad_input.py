@@ -112,7 +112,7 @@ def test_bad_usage_exits_2(cli: Circle) -> None:
     assert cli.run("-p", "--mode", "xml", "hi").returncode == 2
     assert cli.run("-p", "--max-turns", "0", "hi").returncode == 2
     done = cli.run("-p", "--yolo", "--tools", "read_file,nope", "hi")
-    assert done.returncode == 1 and "unknown tool 'nope'" in done.stderr
+    assert done.returncode == 2 and "unknown tool 'nope'" in done.stderr
 
 
 def test_no_message(cli: Circle) -> None:

@@ -108,7 +108,7 @@ async def test_at_completes_paths_and_attaches_the_file(
         await send(pilot, screen, "please")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         sent = sent_text(backend)
-        assert sent.startswith("<file path=\"src/app.py\">\nprint('hi')\n\n</file>")
+        assert sent.startswith("<file path=\"src/app.py\">\nprint('hi')\n</file>")
         assert sent.endswith("see @src/app.py please")
 
 

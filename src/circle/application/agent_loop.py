@@ -24,6 +24,8 @@ from circle.domain.catalog import ModelInfo, unknown_model
 from circle.domain.errors import CircleError, ContextOverflowError, ToolError
 from circle.domain.messages import (
     NOT_RUN_RESULT,
+    DocumentPart,
+    ImagePart,
     Message,
     TextPart,
     ToolCallPart,
@@ -154,8 +156,16 @@ class AgentLoop:
             budget_usd=settings.budget_usd,
         )
 
-    async def run_turn(self, conversation: Conversation, prompt: str | None, inbox: Inbox) -> TurnResult:
-        """Run one turn.
+    async def run_turn(
+        self,
+        conversation: Conversation,
+        prompt: str | None,
+        inbox: Inbox,
+        *,
+        media: Sequence[ImagePart | DocumentPart] = (),
+    ) -> TurnResult:
+        """Run one turn for ``prompt`` (with the images and PDFs in ``media``), or for the job
+        notices waiting when it is None.
 
         Cancelling the task that runs it stops the turn at once: unanswered tool calls get an
         "interrupted" result, and the turn returns with ``aborted`` set instead of raising.
@@ -166,7 +176,11 @@ class AgentLoop:
         self._turn_start = len(conversation.messages)
         self.window.start_turn(self._turn_start)
         try:
-            turn_id = None if prompt is None else await conversation.append(Message.user(prompt), self.events)
+            turn_id = (
+                None
+                if prompt is None
+                else await conversation.append(Message.user(prompt, media=media), self.events)
+            )
             if self.context.journal is not None:
                 self.context.journal.begin(turn_id, label=prompt or "")
             rounds = stops = 0

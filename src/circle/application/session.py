@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from circle.domain.errors import ConfigError
+from circle.domain.messages import DocumentPart, ImagePart
 
 from .agent_loop import AgentLoop, Inbox, TurnResult
 from .conversation import Conversation
@@ -78,8 +79,9 @@ class AgentSession:
         for listener in list(self._settled):
             listener()
 
-    async def prompt(self, text: str) -> TurnResult:
-        """Run a turn for ``text``, then one turn for each follow-up queued meanwhile.
+    async def prompt(self, text: str, *, media: Sequence[ImagePart | DocumentPart] = ()) -> TurnResult:
+        """Run a turn for ``text`` (with the images and PDFs in ``media`` after it), then one turn
+        for each follow-up queued meanwhile.
 
         Returns the last turn's result. A cancelled turn returns with ``aborted`` set. Job notices
         that wait go with ``text``; those that come after its turns get turns of their own.
@@ -94,7 +96,7 @@ class AgentSession:
         self.hold_job_turns = False
         try:
             self._steer_waiting()
-            return await self._go_on(await self._run(text))
+            return await self._go_on(await self._run(text, media=media))
         finally:
             self._settle()
 
@@ -111,11 +113,12 @@ class AgentSession:
                 break
         return result
 
-    async def _run(self, text: str | None) -> TurnResult:
+    async def _run(self, text: str | None, *, media: Sequence[ImagePart | DocumentPart] = ()) -> TurnResult:
         """One turn for ``text``, or (None) for the job notices waiting."""
         if text is None:
             self._steer_waiting()
-        self._task = asyncio.create_task(self.loop.run_turn(self.conversation, text, self.inbox))
+        turn = self.loop.run_turn(self.conversation, text, self.inbox, media=media)
+        self._task = asyncio.create_task(turn)
         try:
             return await self._task
         finally:

@@ -4,6 +4,7 @@
 
     CircleError                      code
     ├── ConfigError                  config-error
+    │   └── AttachmentError          attachment-error
     ├── ModelError                   model-error
     │   ├── ModelHTTPError           model-http-error
     │   ├── RateLimitedError         rate-limited
@@ -41,6 +42,12 @@ class ConfigError(CircleError):
     """Settings, credentials or command-line values that cannot be used."""
 
     code = "config-error"
+
+
+class AttachmentError(ConfigError):
+    """A file attached to a message (``@file``) that cannot be sent: missing, binary or too large."""
+
+    code = "attachment-error"
 
 
 class ModelError(CircleError):
@@ -152,6 +159,7 @@ class UntrustedFolderError(CircleError):
 
 __all__ = [
     "ApprovalDeniedError",
+    "AttachmentError",
     "CircleError",
     "ConfigError",
     "ContextOverflowError",

@@ -8,6 +8,7 @@ text, thinking and tool calls. Values are frozen; the store never rewrites a sto
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -137,8 +138,9 @@ class Message(_Frozen):
     """An opaque fingerprint of the endpoint, key and model that wrote this answer (for signed thinking)."""
 
     @classmethod
-    def user(cls, text: str) -> Message:
-        return cls(role="user", parts=(TextPart(text=text),))
+    def user(cls, text: str, *, media: Sequence[ImagePart | DocumentPart] = ()) -> Message:
+        """A person's message: its text, then any images and PDFs attached to it."""
+        return cls(role="user", parts=(TextPart(text=text), *media))
 
     @classmethod
     def tool_result(cls, *, call_id: str, name: str, text: str, is_error: bool = False) -> Message:

@@ -6,6 +6,10 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from circle.application.attachments import MediaPart
 
 
 @dataclass
@@ -14,6 +18,8 @@ class RunOptions:
 
     workspace: Path
     message: str
+    media: tuple[MediaPart, ...] = ()
+    """The images and PDFs attached to ``message`` (``@file``), sent after its text."""
     mode: str = "print"
     model: str | None = None
     no_session: bool = False

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -16,38 +16,111 @@ from circle.domain.sandbox import SANDBOX_MODES
 from ._crash import guard
 from ._options import RunOptions, read_stdin_message
 
-root = typer.Typer(
-    add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    epilog="Commands: circle trust [FOLDER], circle sessions [FOLDER], circle models, "
-    "circle export ID, circle import FILE. "
-    "Exit codes: 0 done, 1 the turn failed, 2 bad usage, 130 interrupted.",
-)
+if TYPE_CHECKING:
+    from circle.application.attachments import MediaPart
+
+root = typer.Typer(add_completion=False, context_settings={"help_option_names": ["-h", "--help"]})
+
+EXIT_CODES = "Exit codes: 0 done, 1 the turn failed, 2 bad usage, 130 interrupted."
+
+
+def show_commands_in_help() -> None:
+    """Put the subcommands, each with its one-line help, and the exit codes under ``circle --help``
+    (read from the subcommands themselves, only when the help is asked for)."""
+    from rich.markup import escape
+
+    from ._commands import commands
+
+    lines = []
+    for info in commands.registered_commands:
+        callback = info.callback
+        assert callback is not None
+        name = info.name or callback.__name__
+        summary = (callback.__doc__ or "").strip().split("\n\n")[0]
+        lines.append(escape(f"circle {name}: {' '.join(summary.split())}"))
+    for info in root.registered_commands:
+        info.epilog = "\n\n".join(["Commands:", *lines, EXIT_CODES])
 
 
 def _split(args: list[str]) -> tuple[Path, list[str], str]:
     """FOLDER (when the first word is an existing folder), @files, and the message."""
     folder = Path.cwd()
     words = list(args)
-    if words and not words[0].startswith("@") and Path(words[0]).is_dir():
+    if words and not words[0].startswith("@") and _is_folder(words[0]):
         folder = Path(words.pop(0))
+        sys.stderr.write(f"circle: working in {folder} (the first word names a folder)\n")
     files = [w[1:] for w in words if w.startswith("@") and len(w) > 1]
     message = " ".join(w for w in words if not (w.startswith("@") and len(w) > 1))
     return folder.resolve(), files, message
 
 
-def _attach(folder: Path, files: list[str], message: str) -> str:
-    blocks = []
-    for name in files:
-        path = (folder / name).resolve()
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise typer.BadParameter(
-                f"cannot attach @{name}: {getattr(exc, 'strerror', None) or exc}"
-            ) from None
-        blocks.append(f'<file path="{name}">\n{text}\n</file>')
-    return "\n\n".join([*blocks, message]) if blocks else message
+def _is_folder(word: str) -> bool:
+    """Whether ``word`` names an existing folder; a word no path could be (too long, a NUL) does not."""
+    try:
+        return Path(word).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _attach(folder: Path, files: list[str], message: str) -> tuple[str, tuple[MediaPart, ...]]:
+    """The message with the @files' text in front, and their images and PDFs (see
+    :mod:`circle.application.attachments`); a file that cannot be attached is bad usage."""
+    if not files:
+        return message, ()
+    from circle.application.attachments import attach_files
+    from circle.application.ports.file_system import FileSystem
+    from circle.application.ports.image_codec import ImageCodec
+    from circle.domain.errors import AttachmentError
+
+    from .container import make
+
+    local, images = cast(FileSystem, make("files.local")), cast(ImageCodec, make("images.pillow"))
+    try:
+        attached = asyncio.run(attach_files(files, workspace=str(folder), files=local, images=images))
+    except AttachmentError as exc:
+        raise typer.BadParameter(exc.message) from None
+    return attached.text(message), attached.media
+
+
+def _with_stdin(message: str) -> str:
+    """The message, with what was piped on stdin as a block after it (or alone, without one)."""
+    from circle.application.attachments import MAX_TEXT_BYTES
+
+    piped = read_stdin_message()
+    if not piped.strip():
+        return message
+    if len(piped.encode("utf-8", errors="replace")) > MAX_TEXT_BYTES:
+        raise typer.BadParameter(
+            f"the piped input is over the limit of {MAX_TEXT_BYTES} bytes: save it to a file and "
+            "name its path in the message instead"
+        )
+    if not message.strip():
+        return piped
+    return f"{message}\n\n<stdin>\n{piped.rstrip(chr(10))}\n</stdin>"
+
+
+def _check_values(*, thinking: str | None, approval_mode: str | None, tools: list[str]) -> None:
+    """Refuse an option value that names no level, mode or tool, naming the ones there are."""
+    from circle.application.approvals import parse_mode
+    from circle.domain.thinking import parse_level
+
+    try:
+        if thinking is not None:
+            parse_level(thinking)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--thinking") from None
+    try:
+        if approval_mode is not None:
+            parse_mode(approval_mode)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--approval-mode") from None
+    if tools:
+        from circle.application.tools import builtin_tools
+
+        known = builtin_tools()
+        unknown = [name for name in tools if name not in known]
+        if unknown:
+            raise typer.BadParameter(f"unknown tool {unknown[0]!r}: the tools are {', '.join(known)}")
 
 
 def _csv(value: str | None) -> list[str] | None:
@@ -164,15 +237,18 @@ def run(
     line = line or (not headless and mode is None and not sys.stdin.isatty())
     if line and (print_mode or mode is not None):
         raise typer.BadParameter("--line goes without -p and --mode")
+    named_tools = [*(_csv(tools) or []), *(_csv(exclude_tools) or [])]
+    _check_values(thinking=thinking, approval_mode=approval_mode, tools=named_tools)
     if headless:
-        message = _attach(folder, files, message or read_stdin_message())
+        message, media = _attach(folder, files, _with_stdin(message))
         if not message.strip():
             raise typer.BadParameter("no message: give one after the options, or pipe it on stdin")
     else:
-        message = _attach(folder, files, message) if message.strip() or files else ""
+        message, media = _attach(folder, files, message) if message.strip() or files else ("", ())
     opts = RunOptions(
         workspace=folder,
         message=message,
+        media=media,
         mode=mode or ("line" if line else "print" if print_mode else "tui"),
         model=model,
         no_session=no_session,

@@ -24,8 +24,10 @@ def main(argv: list[str] | None = None) -> None:
 
         _invoke(commands, args)
         return
-    from ._root import root
+    from ._root import root, show_commands_in_help
 
+    if {"-h", "--help"} & set(args):
+        show_commands_in_help()
     _invoke(root, args)
 
 
@@ -33,15 +35,24 @@ def _invoke(app: object, args: list[str]) -> None:
     import typer
 
     assert isinstance(app, typer.Typer)
-    code: int | str | None = 0
+    code: object = 0
     try:
-        app(args=args, prog_name="circle", standalone_mode=True)
-    except KeyboardInterrupt:
+        code = app(args=args, prog_name="circle", standalone_mode=False)
+    except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("circle: interrupted\n")
         code = 130
+    except typer.TyperException as exc:  # bad usage (exit code 2) and the command line's other errors
+        code = getattr(exc, "exit_code", 1)
+        show = getattr(exc, "format_message", None)
+        said = _one_line(show() if callable(show) else str(exc))
+        sys.stderr.write(f"circle: {said}{' (see circle --help)' if code == 2 else ''}\n")
     except SystemExit as exit_:
         code = exit_.code
-    _exit_now(code)
+    _exit_now(code if isinstance(code, int | str) else 0)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _exit_now(code: int | str | None) -> None:

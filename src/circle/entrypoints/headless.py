@@ -266,7 +266,7 @@ async def run_headless(
     runtime.events.subscribe(sink if sink is not None else notices)
     try:
         session = await open_session(runtime, opts)
-        result = await _run_interruptible(session, session.prompt(opts.message))
+        result = await _run_interruptible(session, session.prompt(opts.message, media=opts.media))
         if not json_mode and not result.aborted and result.error is None:
             _print_answer(out, result.answer)
             notices.answers_to = out

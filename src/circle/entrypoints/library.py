@@ -18,6 +18,7 @@ from circle.adapters._shared.settings_files import (
 )
 from circle.application.agent_loop import TurnResult
 from circle.application.approvals import AllowAll, ApprovalPolicy
+from circle.application.attachments import MediaPart, attach_files
 from circle.application.context.system_prompt import PromptOptions
 from circle.application.events import AgentEvent
 from circle.application.ports.approver import Approver
@@ -159,14 +160,37 @@ class Agent:
                 self._session = await self._runtime.new_session()
         return self._session
 
-    async def run(self, prompt: str) -> TurnResult:
-        """Run one turn and return its result (``answer``, ``usage``, ``error``…)."""
-        return await (await self._ensure()).prompt(prompt)
+    async def run(self, prompt: str, *, files: Sequence[str] = ()) -> TurnResult:
+        """Run one turn and return its result (``answer``, ``usage``, ``error``…).
 
-    async def stream(self, prompt: str) -> AsyncIterator[AgentEvent]:
-        """Run one turn, yielding its events as they happen (the last is ``TurnEnded``)."""
+        Args:
+            prompt: The message.
+            files: Paths (relative to the workspace, or absolute) attached as ``@file`` is: text in
+                front of the message, images and PDFs as media after it.
+
+        Raises:
+            AttachmentError: A file is missing, binary or over its size limit.
+        """
+        session = await self._ensure()
+        text, media = await self._attach(prompt, files)
+        return await session.prompt(text, media=media)
+
+    async def _attach(self, prompt: str, files: Sequence[str]) -> tuple[str, tuple[MediaPart, ...]]:
+        assert self._runtime is not None
+        if not files:
+            return prompt, ()
+        ports = self._runtime.ports
+        attached = await attach_files(
+            files, workspace=self._runtime.options.workspace, files=ports.files, images=ports.images
+        )
+        return attached.text(prompt), attached.media
+
+    async def stream(self, prompt: str, *, files: Sequence[str] = ()) -> AsyncIterator[AgentEvent]:
+        """Run one turn, yielding its events as they happen (the last is ``TurnEnded``); ``files``
+        are attached as :meth:`run` attaches them."""
         session = await self._ensure()
         assert self._runtime is not None
+        prompt, media = await self._attach(prompt, files)
         queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
 
         class _Sink:
@@ -175,7 +199,7 @@ class Agent:
 
         sink = _Sink()
         self._runtime.events.subscribe(sink)
-        task = asyncio.create_task(session.prompt(prompt))
+        task = asyncio.create_task(session.prompt(prompt, media=media))
         try:
             while not task.done():
                 getter = asyncio.ensure_future(queue.get())

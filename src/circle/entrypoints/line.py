@@ -198,13 +198,15 @@ async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO)
         pending = opts.message.strip()
         failed = False
         while not interrupted:
+        first_media = opts.media  # the command line's @files go with its message
             text = pending or await reader.ask("> ")
             pending = ""
             if text is None or text.strip() in QUIT:
                 break
             if not text.strip():
                 continue
-            result = await session.prompt(text)
+            media, first_media = first_media, ()
+            result = await session.prompt(text, media=media)
             if result.aborted:
                 err.write("circle: interrupted\n")
             elif result.error is not None:

@@ -12,16 +12,15 @@ swapped for a symlink or another file in between fails the call and nothing is r
 
 from __future__ import annotations
 
-import base64
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from pydantic import Field
 
+from circle.application.attachments import check_media_size, media_part
 from circle.application.ports.file_system import FileInfo, PathChangedError
 from circle.domain import media
-from circle.domain.errors import ToolError
-from circle.domain.messages import DocumentPart, ImagePart
+from circle.domain.errors import AttachmentError, ToolError
 
 from .base import CREDENTIAL_REFUSAL, BuiltinTool, PathUse, ToolArgs, ToolContext, ToolOutput
 
@@ -128,27 +127,16 @@ async def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
 async def _read_media(
     ctx: ToolContext, resolved: str, info: FileInfo, media_type: str, shown: str
 ) -> ToolOutput:
-    size = info.size
-    if media_type == media.PDF_TYPE:
-        if size > media.MAX_PDF_BYTES:
-            raise ToolError(f"{shown} is a PDF of {size} bytes; the limit is {media.MAX_PDF_BYTES}")
-        data = await _read(ctx, resolved, info)
-        name = resolved.rsplit("/", 1)[-1]
-        document = DocumentPart(media_type=media_type, data=base64.b64encode(data).decode("ascii"), name=name)
-        return ToolOutput(f"PDF {ctx.show(resolved)} ({size} bytes)", attachments=(document,))
-    if size > media.MAX_IMAGE_FILE_BYTES:
-        raise ToolError(f"{shown} is an image of {size} bytes; the limit is {media.MAX_IMAGE_FILE_BYTES}")
-    if ctx.images is None:
-        raise ToolError(f"{shown} is an image ({media_type}), and images cannot be read here")
-    data = await _read(ctx, resolved, info)
+    """An image or PDF as an attachment, made as a person's ``@file`` is (:mod:`..attachments`)."""
     try:
-        fitted = await ctx.images.fit(data, max_side=media.MAX_IMAGE_SIDE, max_bytes=media.MAX_IMAGE_BYTES)
-    except ValueError as exc:
-        raise ToolError(f"{shown} looks like {media_type} but cannot be read: {exc}") from None
-    scaled = f", scaled down from {fitted.original_width}x{fitted.original_height}" if fitted.scaled else ""
-    image = ImagePart(media_type=fitted.media_type, data=base64.b64encode(fitted.data).decode("ascii"))
-    text = f"Image {ctx.show(resolved)} ({fitted.width}x{fitted.height}{scaled}, {media_type})"
-    return ToolOutput(text, attachments=(image,))
+        check_media_size(info.size, media_type, shown)
+        if media_type != media.PDF_TYPE and ctx.images is None:
+            raise AttachmentError(f"{shown} is an image ({media_type}), and images cannot be read here")
+        data = await _read(ctx, resolved, info)
+        part, said = await media_part(data, media_type, shown=ctx.show(resolved), images=ctx.images)
+    except AttachmentError as exc:
+        raise ToolError(exc.message) from None
+    return ToolOutput(said, attachments=(part,))
 
 
 class WriteFileArgs(ToolArgs):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from circle.application.agent_loop import TurnResult
 from circle.application.approvals import ApprovalPolicy
+from circle.application.attachments import MediaPart, attach_files
 from circle.application.ports.session_store import SessionInfo
 from circle.application.rewind import Rewind
 from circle.application.runtime import Runtime
@@ -25,7 +26,6 @@ from circle.entrypoints.tui._backend import Backend
 
 SHELL_TIMEOUT_S = 600
 SHELL_OUTPUT_LIMIT = 30_000
-MENTION_LIMIT = 256_000
 
 
 PLAN_MODE_ON = (
@@ -54,6 +54,8 @@ class Host:
     trusted: bool
     pending_shell: list[str] = field(default_factory=list)
     """What waits to go with the next message: ``!command`` outputs, plan mode turned on or off."""
+    pending_media: tuple[MediaPart, ...] = ()
+    """Images and PDFs the command line attached, waiting to go with the first message."""
     session_usage: Usage = field(default_factory=Usage)
     session_cost: float | None = None
     context_tokens: int = 0
@@ -115,30 +117,32 @@ class Host:
 
     # -- the person's messages
 
-    async def message_text(self, text: str) -> str:
-        """What goes to the model: the ``!`` outputs waiting, the @files attached, then the text."""
-        files: dict[str, str] = {}
-        for mention in _mentions.find_mentions(text):
-            if mention.path in files:
-                continue
-            path = posixpath.join(self.workspace, mention.path)
-            try:
-                data = await self.runtime.ports.files.read_bytes(path, limit=MENTION_LIMIT)
-                files[mention.path] = data.decode("utf-8", errors="replace")
-            except (OSError, CircleError):
-                continue  # not a file: the text stays as written
-        message = _mentions.attach(text, files)
+    async def message_text(self, text: str) -> tuple[str, tuple[MediaPart, ...]]:
+        """What goes to the model: the ``!`` outputs waiting, the @files attached (their text in
+        front, their images and PDFs after it), then the text. A mention that names no file stays
+        as written; one that cannot be attached raises :class:`AttachmentError`."""
+        names = [mention.path for mention in _mentions.find_mentions(text)]
+        attached = await attach_files(
+            names,
+            workspace=self.workspace,
+            files=self.runtime.ports.files,
+            images=self.runtime.ports.images,
+            skip_missing=True,
+        )
+        message = attached.text(text)
         if self.pending_shell:
             message = "\n\n".join([*self.pending_shell, message])
             self.pending_shell = []
-        return message
+        media, self.pending_media = (*self.pending_media, *attached.media), ()
+        return message, media
 
     async def prompt(self, text: str) -> TurnResult:
         if not self.session.conversation.messages:  # the first message names the session in lists
             info = await self.runtime.ports.store.get_session(self.session.session_id)
             if info is not None and not info.title:
                 await self.runtime.ports.store.set_title(self.session.session_id, _format.one_line(text, 80))
-        return await self.session.prompt(await self.message_text(text))
+        message, media = await self.message_text(text)
+        return await self.session.prompt(message, media=media)
 
     def cancel(self) -> bool:
         return self.session.cancel()

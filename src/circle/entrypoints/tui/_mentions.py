@@ -62,10 +62,4 @@ def written(path: str, *, quoted: bool, is_dir: bool) -> str:
     return "@" + path.replace(" ", "\\ ")
 
 
-def attach(message: str, files: dict[str, str]) -> str:
-    """The message with the mentioned files' text in front, as the command line attaches them."""
-    blocks = [f'<file path="{name}">\n{text}\n</file>' for name, text in files.items()]
-    return "\n\n".join([*blocks, message]) if blocks else message
-
-
-__all__ = ["Fragment", "Mention", "attach", "find_mentions", "fragment_at", "split_typed", "written"]
+__all__ = ["Fragment", "Mention", "find_mentions", "fragment_at", "split_typed", "written"]

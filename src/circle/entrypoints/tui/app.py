@@ -155,6 +155,7 @@ class CircleApp(App[int]):
         for notice in built.notices:
             screen.conversation.notice(notice, kind="warning")
         if self.opts.message.strip():
+            host.pending_media = self.opts.media
             screen.send(self.opts.message)
 
     async def _open(self, runtime: Runtime) -> AgentSession:
