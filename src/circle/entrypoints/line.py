@@ -196,9 +196,9 @@ async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO)
             loop.add_signal_handler(signal.SIGTERM, hang_up)
             loop.add_signal_handler(signal.SIGHUP, hang_up)
         pending = opts.message.strip()
+        first_media = opts.media  # the command line's @files go with its message
         failed = False
         while not interrupted:
-        first_media = opts.media  # the command line's @files go with its message
             text = pending or await reader.ask("> ")
             pending = ""
             if text is None or text.strip() in QUIT:
