@@ -34,3 +34,23 @@ def test_a_full_window_is_summarized_and_the_turn_goes_on(cli: Circle) -> None:
     assert "how many lines has big.txt?" in last
     histories = list((cli.home / "projects").glob("*/conversation_history/*.md"))
     assert len(histories) == 1 and "line 399" in histories[0].read_text()
+
+
+def test_an_answer_that_reports_a_nearly_full_window_compacts_before_the_next_request(cli: Circle) -> None:
+    (cli.workspace / "notes.txt").write_text("".join(f"note {i}\n" for i in range(200)))
+    read = ("read_file", {"file_path": "notes.txt"})
+    cli.gateway.enqueue(
+        chat_tool_calls([("c1", *read)], usage=(3_000, 40)),
+        chat_tool_calls([("c2", *read)], usage=(120_000, 40)),
+        chat_text("Summary: notes.txt was read twice."),
+        chat_text("notes.txt has 200 notes."),
+    )
+    done = cli.run("-p", "--yolo", "--mode", "json", "--model", "gpt-4o", "count the notes")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    end = next(e for e in events if e["type"] == "compaction_end")
+    assert end["reason"] == "threshold" and not end.get("error"), end
+    assert end["tokens_before"] >= 120_040
+    posts = [r.json() for r in cli.gateway.requests if r.method == "POST"]
+    assert len(posts) == 4 and "tools" not in posts[2]
+    assert "Summary: notes.txt was read twice." in json.dumps(posts[3]["messages"])

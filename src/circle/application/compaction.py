@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 from dataclasses import dataclass
 
 from circle.domain.budget import RequestBudget, messages_tokens, text_tokens
@@ -97,15 +98,18 @@ class Compactor:
         self.data_dir = data_dir
         self.workspace = workspace
 
-    def plan(self, messages: list[Message], *, fixed_tokens: int = 0, shrink: bool = False) -> CompactionPlan:
+    def plan(
+        self, messages: list[Message], *, fixed_tokens: int = 0, shrink: bool = False, scale: float = 1.0
+    ) -> CompactionPlan:
         """The plan for ``messages``. With ``shrink`` (on request, after an overflow) the tail kept is
-        a tenth of the conversation when that is less than a tenth of the window."""
+        a tenth of the conversation when that is less than a tenth of the window. ``scale``: the
+        endpoint's tokens for each estimated one (see :func:`~circle.domain.compaction.plan_compaction`)."""
         budget = self.budget
         if shrink and budget.context_window > 0:
-            share = budget.keep * messages_tokens(messages) / budget.context_window
+            share = budget.keep * messages_tokens(messages) * scale / budget.context_window
             budget = dataclasses.replace(budget, keep=min(budget.keep, share))
         return plan_compaction(
-            messages, budget, pinned_indices=pinned_rounds(messages), fixed_tokens=fixed_tokens
+            messages, budget, pinned_indices=pinned_rounds(messages), fixed_tokens=fixed_tokens, scale=scale
         )
 
     async def compact(
@@ -115,6 +119,7 @@ class Compactor:
         fixed_tokens: int = 0,
         instructions: str | None = None,
         shrink: bool = False,
+        scale: float = 1.0,
     ) -> CompactionOutcome | None:
         """Compact ``conversation``; None when there is nothing to summarize (see :meth:`plan`).
 
@@ -124,11 +129,11 @@ class Compactor:
         """
         checkpoints = await conversation.store.history(conversation.session_id, branch=conversation.branch)
         messages = [cp.message for cp in checkpoints]
-        plan = self.plan(messages, fixed_tokens=fixed_tokens, shrink=shrink)
+        plan = self.plan(messages, fixed_tokens=fixed_tokens, shrink=shrink, scale=scale)
         if not plan.summarize:
             return None
         replaced = [messages[i] for i in plan.summarize]
-        answer = await self._summarize(replaced, instructions)
+        answer = await self._summarize(replaced, instructions, scale=scale)
         path = await self._save(conversation.session_id, replaced)
         note = f"\n\n({len(replaced)} earlier messages are summarized here"
         note += f"; their full text is saved in {path})" if path else "; they stay in the session)"
@@ -152,13 +157,13 @@ class Compactor:
             plan=plan,
             before=tuple(messages),
             summary_answer=answer,
-            tokens_after=fixed_tokens + messages_tokens(after),
+            tokens_after=math.ceil((fixed_tokens + messages_tokens(after)) * scale),
         )
 
-    async def _summarize(self, replaced: list[Message], instructions: str | None) -> Message:
+    async def _summarize(self, replaced: list[Message], instructions: str | None, *, scale: float) -> Message:
         room = self.budget.context_window - self.budget.summary_tokens - self.budget.reserve_output // 2
         prompt = load_prompt("compaction/summary.md")
-        max_chars = max(4_000, (room - text_tokens(prompt) - 512) * 4)
+        max_chars = max(4_000, int((room - text_tokens(prompt) - 512) * 4 / scale))
         text = transcript(replaced, clip=CLIP_TOOL_OUTPUT, max_chars=max_chars)
         ask = f"<transcript>\n{text}\n</transcript>"
         if instructions:

@@ -5,7 +5,8 @@ out: :mod:`.pruning`) and, when it still passes the budget, compacts the convers
 (:mod:`.compaction`). The request is counted as the endpoint last counted it: the newest answer's
 input and output tokens plus an estimate of what came after
 (:func:`~circle.domain.budget.reported_tokens`), or the estimate where that is larger or no answer
-reported usage. Answers a compaction carried over reported the conversation before it, so they
+reported usage; a compaction then measures what it keeps at the same ratio of counted to
+estimated tokens. Answers a compaction carried over reported the conversation before it, so they
 are not trusted (nor, in a resumed session that was compacted, the answers it was opened with).
 An endpoint that says the request overflowed gets one compaction and one
 retry; ``compact_conversation`` and /compact compact on request. Every compaction is announced by
@@ -18,9 +19,17 @@ It also remembers the answers a compaction took out of the conversation, so cost
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 
-from circle.domain.budget import RequestBudget, reported_tokens, request_tokens, text_tokens, tools_tokens
+from circle.domain.budget import (
+    RequestBudget,
+    messages_tokens,
+    reported_tokens,
+    request_tokens,
+    text_tokens,
+    tools_tokens,
+)
 from circle.domain.compaction import is_summary
 from circle.domain.errors import CircleError
 from circle.domain.messages import Message, ToolCallPart
@@ -96,7 +105,9 @@ class ContextKeeper:
         tokens = max(request_tokens(system, messages, tools), self.reported(conversation) or 0)
         if not self.budget.over(tokens):
             return False
-        if not self.compactor.plan(conversation.messages, fixed_tokens=_fixed(system, tools)).summarize:
+        fixed = _fixed(system, tools)
+        scale = self._scale(conversation, fixed)
+        if not self.compactor.plan(conversation.messages, fixed_tokens=fixed, scale=scale).summarize:
             return False
         done = await self.compact(conversation, reason="threshold", system=system, tools=tools)
         self._gave_up = done is None
@@ -113,6 +124,12 @@ class ContextKeeper:
             since = next((i + 1 for i in range(len(messages) - 1, -1, -1) if id(messages[i]) in held), 0)
         return reported_tokens(messages, since=since)
 
+    def _scale(self, conversation: Conversation, fixed: int) -> float:
+        """The endpoint's tokens for each estimated one in this conversation (at least 1)."""
+        reported = self.reported(conversation)
+        estimate = fixed + messages_tokens(conversation.messages)
+        return max(1.0, reported / estimate) if reported and estimate else 1.0
+
     async def compact(
         self,
         conversation: Conversation,
@@ -128,6 +145,7 @@ class ContextKeeper:
         session_id = conversation.session_id
         fixed = _fixed(system, tools)
         counted = self.reported(conversation) or 0
+        scale = self._scale(conversation, fixed)
         self.events.emit(CompactionStarted(session_id=session_id, reason=reason))
         try:
             outcome = await self.compactor.compact(
@@ -135,6 +153,7 @@ class ContextKeeper:
                 fixed_tokens=fixed,
                 instructions=instructions or None,
                 shrink=reason != "threshold",
+                scale=scale,
             )
         except CircleError as exc:
             log.warning("compaction failed: %s", exc.message)
@@ -152,7 +171,7 @@ class ContextKeeper:
                 reason=reason,
                 summarized=outcome.summarized,
                 kept=outcome.kept,
-                tokens_before=max(outcome.plan.tokens_before + fixed, counted),
+                tokens_before=max(outcome.plan.tokens_before + math.ceil(fixed * scale), counted),
                 tokens_after=outcome.tokens_after,
                 summary_checkpoint_id=outcome.record.summary_checkpoint_id,
                 history_file=outcome.record.history_file,

@@ -16,6 +16,7 @@ once. It is pure: the application asks the model for the summary and stores the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -157,6 +158,7 @@ def plan_compaction(
     *,
     pinned_indices: Iterable[int] = (),
     fixed_tokens: int = 0,
+    scale: float = 1.0,
 ) -> CompactionPlan:
     """Plan the compaction of ``messages`` so that a request fits ``budget``.
 
@@ -166,17 +168,19 @@ def plan_compaction(
         pinned_indices: messages to put back verbatim when they are summarized (whole rounds are
             pinned); they are dropped, oldest first, only when the budget cannot hold them.
         fixed_tokens: what every request costs besides the messages (system prompt, tools).
+        scale: how many tokens the endpoint counts for each estimated one (what it reported for
+            the conversation over its estimate), so the share kept is measured in real tokens.
 
     Returns:
         The plan; ``summarize`` is empty when there is nothing to summarize.
     """
     n = len(messages)
-    tokens = [message_tokens(m) for m in messages]
+    tokens = [math.ceil(message_tokens(m) * scale) for m in messages]
     suffix = [0] * (n + 1)
     for index in range(n - 1, -1, -1):
         suffix[index] = suffix[index + 1] + tokens[index]
     cuts = valid_cuts(messages)
-    base = fixed_tokens + budget.summary_tokens + MESSAGE_OVERHEAD
+    base = math.ceil(fixed_tokens * scale) + budget.summary_tokens + MESSAGE_OVERHEAD
     newest = newest_request(messages)
     required = round_closure(messages, [] if newest is None else [newest])
     groups = _pinned_groups(messages, pinned_indices, required)
