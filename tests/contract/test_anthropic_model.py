@@ -542,7 +542,7 @@ async def test_the_base_url_may_end_with_v1_or_not(gateway: ScriptedGateway, suf
     assert api_base_url(root + suffix) == root
 
 
-async def test_the_request_has_a_cached_system_tools_and_a_default_max_tokens(
+async def test_the_request_has_cached_system_and_tools_and_max_tokens_for_an_unknown_model(
     gateway: ScriptedGateway, model: AnthropicModel
 ) -> None:
     other = ToolSpec(name="ls", description="List.", parameters={"type": "object", "properties": {}})
@@ -573,7 +573,7 @@ async def test_the_request_has_a_cached_system_tools_and_a_default_max_tokens(
 
 @pytest.mark.parametrize(
     ("level", "limit", "budget", "max_tokens"),
-    [("high", 30_000, 24_000, 30_000), ("medium", None, 7168, 8192), ("low", 500, 1024, 1524)],
+    [("high", 30_000, 24_000, 30_000), ("medium", None, 10_000, 18_192), ("low", 500, 1024, 1524)],
 )
 async def test_thinking_sends_a_budget_below_max_tokens(
     gateway: ScriptedGateway,
@@ -596,6 +596,38 @@ async def test_thinking_sends_a_budget_below_max_tokens(
     assert body["thinking"] == {"type": "enabled", "budget_tokens": budget}
     assert body["max_tokens"] == max_tokens
     assert "system" not in body
+
+
+@pytest.mark.parametrize(
+    ("level", "limit", "budget", "max_tokens"),
+    [
+        (None, 64_000, None, 64_000),
+        ("minimal", 64_000, 1024, 64_000),
+        ("medium", 64_000, 10_000, 64_000),
+        ("high", 64_000, 24_000, 64_000),
+        ("max", 64_000, 48_000, 64_000),
+        (None, 4_096, None, 4_096),
+        ("max", 32_000, 30_976, 32_000),
+    ],
+)
+async def test_max_tokens_is_the_models_output_limit_and_each_level_its_own_budget(
+    gateway: ScriptedGateway,
+    model: AnthropicModel,
+    level: Any,
+    limit: int,
+    budget: int | None,
+    max_tokens: int,
+) -> None:
+    gateway.enqueue(text_answer("ok"))
+
+    await events_of(
+        model,
+        ModelRequest(model=MODEL, system="", messages=REQUEST.messages, thinking=level, output_limit=limit),
+    )
+
+    body = gateway.requests[0].json()
+    assert body["max_tokens"] == max_tokens
+    assert body.get("thinking") == (None if budget is None else {"type": "enabled", "budget_tokens": budget})
 
 
 async def test_tool_results_merge_into_one_user_message_and_roles_alternate(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 
@@ -70,8 +71,8 @@ def guard(model: object, **kwargs: object) -> tuple[GuardedModel, FakeClock, Rec
     return GuardedModel(model, **(options | kwargs)), clock, sink  # type: ignore[arg-type]
 
 
-async def events_of(model: GuardedModel) -> list[ModelEvent]:
-    return [event async for event in model.stream(REQUEST)]
+async def events_of(model: GuardedModel, request: ModelRequest = REQUEST) -> list[ModelEvent]:
+    return [event async for event in model.stream(request)]
 
 
 def assembled(events: list[ModelEvent]) -> Message:
@@ -189,6 +190,49 @@ async def test_a_parameter_rejected_again_is_not_retried() -> None:
 
     with pytest.raises(ModelHTTPError, match=r"\(gave up after 1 retry\)"):
         await events_of(model)
+
+
+ANTHROPIC_TOO_MANY = (
+    "the endpoint answered 400: max_tokens: 128000 > 64000, which is the maximum allowed number of"
+    " output tokens for claude-sonnet-4-5-20250929"
+)
+OPENAI_TOO_MANY = (
+    "the endpoint answered 400: max_tokens is too large: 100000. This model supports at most 16384"
+    " completion tokens, whereas you provided 100000."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "param", "allowed"),
+    [(ANTHROPIC_TOO_MANY, None, 64_000), (OPENAI_TOO_MANY, "max_tokens", 16_384)],
+)
+async def test_an_output_limit_the_endpoint_refuses_is_lowered_to_what_it_allows(
+    text: str, param: str | None, allowed: int
+) -> None:
+    rejected = ModelHTTPError(text, status=400, param=param)
+    flaky = Flaky([rejected], answer("one"), answer("two"))
+    model, clock, _ = guard(flaky)
+    asked = dataclasses.replace(REQUEST, output_limit=128_000, max_output_tokens=100_000)
+
+    await events_of(model, asked)
+    await events_of(model, asked)
+
+    assert [(r.output_limit, r.max_output_tokens) for r in flaky.requests] == [
+        (128_000, 100_000),
+        (allowed, allowed),
+        (allowed, allowed),
+    ]
+    assert model.dropped_parameters == frozenset() and clock.sleeps == []
+
+
+async def test_an_output_limit_refused_again_is_not_lowered_again() -> None:
+    rejected = ModelHTTPError(ANTHROPIC_TOO_MANY, status=400)
+    flaky = Flaky([rejected], [rejected])
+    model, _, _ = guard(flaky)
+
+    with pytest.raises(ModelHTTPError, match=r"\(gave up after 1 retry\)"):
+        await events_of(model, dataclasses.replace(REQUEST, output_limit=128_000))
+    assert len(flaky.requests) == 2
 
 
 async def test_cancelling_during_a_backoff_cancels_the_request() -> None:

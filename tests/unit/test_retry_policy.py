@@ -405,3 +405,32 @@ def test_durations_read_as_a_person_reads_them(seconds: float, text: str) -> Non
 def test_the_retry_line_says_kind_count_and_wait() -> None:
     assert retry_line("timeout", 3, 10, 242) == "Retrying… · timeout 3/10 · 4m 2s"
     assert retry_line("rate_limit", 1, 5, 2) == "Retrying… · rate limit 1/5 · 2s"
+
+
+@pytest.mark.parametrize(
+    ("message", "allowed"),
+    [
+        (
+            "max_tokens: 128000 > 64000, which is the maximum allowed number of output tokens for claude-x",
+            64_000,
+        ),
+        ("max_tokens is too large: 100000. This model supports at most 16384 completion tokens", 16_384),
+        (
+            "'max_tokens' or 'max_completion_tokens' is too large: 30000. This model's maximum context"
+            " length is 32768 tokens and your request has 3000 input tokens (30000 > 32768 - 3000).",
+            29_768,
+        ),
+        ("max_tokens must be less than or equal to 8192", 8_192),
+        ("max_tokens: Field required", None),
+    ],
+)
+def test_a_refused_output_limit_is_lowered_to_what_the_endpoint_allows(
+    message: str, allowed: int | None
+) -> None:
+    failure = classify(ModelHTTPError(f"the endpoint answered 400: {message}", status=400))
+    assert failure.output_limit == allowed
+    retry = decide(failure, RetryLedger(), now=0.0, wall_time=0.0, jitter=0.0)
+    if allowed is not None:
+        assert isinstance(retry, Retry) and retry.output_limit == allowed and retry.parameter is None
+        again = decide(failure, RetryLedger(), now=0.0, wall_time=0.0, jitter=0.0, output_cap=allowed)
+        assert isinstance(again, GiveUp)

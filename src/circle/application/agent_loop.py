@@ -20,6 +20,7 @@ from uuid import uuid4
 from pydantic import JsonValue
 
 from circle.domain.budget import CompactionSettings, RequestBudget
+from circle.domain.call_marks import outcome_of
 from circle.domain.catalog import ModelInfo, unknown_model
 from circle.domain.errors import CircleError, ContextOverflowError, ToolError
 from circle.domain.messages import (
@@ -53,6 +54,7 @@ from .guards import ask_model, check_call, request_messages, with_repair_note
 from .hooks import HookRunner
 from .media import MediaFilter
 from .ports.approver import ApprovalRequest
+from .ports.call_log import CallLog
 from .ports.event_sink import EventSink
 from .ports.model_catalog import ModelCatalog
 from .ports.model_client import ModelClient
@@ -129,9 +131,12 @@ class AgentLoop:
         catalog: ModelCatalog | None = None,
         hooks: HookRunner | None = None,
         compactor: Compactor | None = None,
+        calls: CallLog | None = None,
     ) -> None:
         self.model = model
         self.hooks = hooks
+        self.calls = calls
+        """Where each call is marked started and finished, so a crash loses only its result."""
         self.tools = tools
         self.context = context
         self.events = events
@@ -139,6 +144,7 @@ class AgentLoop:
         self._specs = tuple(tool.spec() for tool in tools.values())
         info = settings.model_info or unknown_model(settings.model)
         self._media = MediaFilter(reads_images=info.reads_images, reads_pdfs=info.reads_pdfs)
+        self._output_limit = info.max_output
         self._turn_start = 0
         self._turn_unstored = Usage()
         budget = RequestBudget.for_model(
@@ -260,6 +266,7 @@ class AgentLoop:
             tools=self._specs,
             max_output_tokens=self.settings.max_output_tokens,
             thinking=self.settings.thinking,
+            output_limit=self._output_limit,
         )
 
     async def compact(
@@ -285,18 +292,18 @@ class AgentLoop:
             if calls[index].name in PARALLEL_TOOLS:
                 while index + len(group) < len(calls) and calls[index + len(group)].name in PARALLEL_TOOLS:
                     group.append(calls[index + len(group)])
-            results = await asyncio.gather(*(self._run_call(call) for call in group))
+            results = await asyncio.gather(*(self._run_call(call, conversation.session_id) for call in group))
             for result in results:
                 await conversation.append(result, self.events)
             index += len(group)
 
-    async def _run_call(self, call: ToolCallPart) -> Message:
+    async def _run_call(self, call: ToolCallPart, session_id: str) -> Message:
         arguments = call.parsed_arguments()
         args_event: dict[str, JsonValue] = arguments if arguments is not None else {}
         self.events.emit(ToolExecutionStarted(tool_call_id=call.id, tool_name=call.name, args=args_event))
         token = CURRENT_CALL.set(call.id)
         try:
-            output = await self._invoke(call)
+            output = await self._invoke(call, session_id)
         finally:
             CURRENT_CALL.reset(token)
         if output.usage is not None:
@@ -315,7 +322,7 @@ class AgentLoop:
         )
         return Message(role="tool", parts=(part,))
 
-    async def _invoke(self, call: ToolCallPart) -> ToolOutput:
+    async def _invoke(self, call: ToolCallPart, session_id: str) -> ToolOutput:
         """Run a call, its name and arguments mended when clear and checked against the schema.
 
         Saved secrets written ``%NAME%`` get their values only here, as the tool runs (its approval
@@ -327,6 +334,7 @@ class AgentLoop:
         context = await self._hook_gate(checked.name, checked.arguments, call.id)
         if isinstance(context, ToolOutput):
             return context
+        await self._mark(session_id, call.id)
         try:
             arguments = self.context.secrets.expand(checked.arguments)
             output = await self.tools[checked.name].invoke(arguments, context)
@@ -345,7 +353,22 @@ class AgentLoop:
             if said:
                 output = replace(output, text=f"{output.text}\n\n[PostToolUse hook] {said}")
         output = replace(output, text=self.context.secrets.mask(output.text))
-        return await self._keep_large(output, call.id)
+        kept = await self._keep_large(output, call.id)
+        await self._mark(session_id, call.id, finished=kept)
+        return kept
+
+    async def _mark(self, session_id: str, call_id: str, *, finished: ToolOutput | None = None) -> None:
+        """Mark the call started (or finished): a failure to mark is logged and the work goes on."""
+        if self.calls is None:
+            return
+        try:
+            if finished is None:
+                await self.calls.started(session_id, call_id)
+            else:
+                outcome = outcome_of(finished.text, is_error=finished.is_error)
+                await self.calls.finished(session_id, call_id, outcome=outcome)
+        except CircleError:
+            log.warning("the call %s was not marked", call_id, exc_info=True)
 
     async def _keep_large(self, output: ToolOutput, call_id: str) -> ToolOutput:
         """A result too large for the conversation goes to /large_tool_results/; the model gets its

@@ -12,7 +12,8 @@ streams from it as from any model. For each request it:
 - when events of a failed attempt had already been yielded, yields
   :class:`~circle.domain.model.StreamRestarted` before the new attempt's events, so whoever
   assembles the answer drops the partial one (nothing partial reaches history);
-- leaves a parameter the endpoint rejected out of every later request of the session;
+- leaves a parameter the endpoint rejected out of every later request of the session, and
+  lowers an output limit it refused to the one it says it allows, for every later request too;
 - on giving up, raises the last error with `` (gave up after N retries)`` (or when a spent quota
   resets) added to its message.
 
@@ -76,6 +77,7 @@ class GuardedModel:
         self._jitter = jitter
         self._deadline = deadline
         self._dropped: frozenset[str] = frozenset()
+        self._output_cap: int | None = None
 
     @property
     def dropped_parameters(self) -> frozenset[str]:
@@ -106,6 +108,12 @@ class GuardedModel:
                 yield StreamRestarted()
 
     def _prepared(self, request: ModelRequest) -> ModelRequest:
+        if cap := self._output_cap:
+            request = dataclasses.replace(
+                request,
+                output_limit=min(request.output_limit or cap, cap),
+                max_output_tokens=min(request.max_output_tokens, cap) if request.max_output_tokens else None,
+            )
         if self._dropped <= request.drop_parameters:
             return request
         return dataclasses.replace(request, drop_parameters=request.drop_parameters | self._dropped)
@@ -119,6 +127,7 @@ class GuardedModel:
             wall_time=self._clock.now(),
             jitter=self._jitter(),
             dropped=self._dropped,
+            output_cap=self._output_cap,
         )
         if isinstance(decision, GiveUp):
             if decision.note:
@@ -130,6 +139,8 @@ class GuardedModel:
     async def _wait(self, retry: Retry, error: ModelError) -> None:
         if retry.parameter is not None:
             self._dropped = self._dropped | {retry.parameter}
+        if retry.output_limit is not None:
+            self._output_cap = retry.output_limit
         log.info(
             "retrying a model request (%s %d/%d) in %s: %s",
             retry.kind,

@@ -5,6 +5,7 @@
 - :func:`should_retry_header`: ``x-should-retry`` (``false`` means do not retry).
 - :func:`is_spent_quota`: a 429 that is a spent quota or credit rather than a rate.
 - :func:`rejected_parameter`: the optional request parameter a 400 rejects, if it names one.
+- :func:`allowed_output`: the output limit a 400 rejecting ``max_tokens`` says is allowed.
 
 The adapters call the first two when they translate an HTTP error; :mod:`circle.domain.retry`
 uses the others.
@@ -61,7 +62,7 @@ _BARE = frozenset(name for name in DROPPABLE_PARAMETERS if "_" in name) | {
 _CUE = re.compile(
     r"unsupported|not supported|does not support|doesn't support|unrecognized|unknown|not allowed"
     r"|not permitted|extra (inputs|fields)|invalid|unexpected|not available|should be|must be"
-    r"|is too large|not compatible|incompatible",
+    r"|is too large|not compatible|incompatible|which is the maximum",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"""['"`]([A-Za-z_][\w.\[\]]*)['"`]""")
@@ -176,6 +177,28 @@ def rejected_parameter(param: str | None, message: str) -> str | None:
     return next((m.group(1) for m in words if m.group(1) in _BARE), None)
 
 
+OUTPUT_PARAMETERS = frozenset({"max_tokens", "max_output_tokens", "max_completion_tokens"})
+"""The parameters that limit the answer's length, under each protocol's name."""
+
+_ALLOWED_OUTPUT = (
+    re.compile(r"\d+\s*>\s*(\d+),?\s*which is the maximum", re.IGNORECASE),  # Anthropic
+    re.compile(r"(?:supports|allows|accepts)? at most (\d+)", re.IGNORECASE),  # OpenAI
+    re.compile(r"(?:less than or equal to|<=|maximum(?: value)?(?: is| of)?:?)\s*(\d+)", re.IGNORECASE),
+)
+_ROOM_LEFT = re.compile(r"\d+\s*>\s*(\d+)\s*-\s*(\d+)")
+"""vLLM's ``(30000 > 32768 - 3000)``: the window less the input is what the answer may take."""
+
+
+def allowed_output(message: str) -> int | None:
+    """The output limit a 400 about ``max_tokens`` (or its kin) says the endpoint allows, if it says."""
+    if room := _ROOM_LEFT.search(message):
+        return max(int(room.group(1)) - int(room.group(2)), 1)
+    for pattern in _ALLOWED_OUTPUT:
+        if found := pattern.search(message):
+            return int(found.group(1)) or None
+    return None
+
+
 def format_duration(seconds: float) -> str:
     """``850ms``, ``2s``, ``1.5s``, ``4m 2s``, ``5m``, ``1h 5m``: a wait as a person reads it."""
     if seconds < 1:
@@ -195,7 +218,9 @@ def format_duration(seconds: float) -> str:
 
 __all__ = [
     "DROPPABLE_PARAMETERS",
+    "OUTPUT_PARAMETERS",
     "PARAMETER_ALIASES",
+    "allowed_output",
     "format_duration",
     "is_spent_quota",
     "parse_retry_after",

@@ -31,7 +31,11 @@ class ModelRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_output_tokens: int | None = None
+    """The most the answer may take, when the caller limits it (a summary); None: the model's limit."""
     thinking: ThinkingLevel | None = None
+    output_limit: int | None = None
+    """The model's output limit (the catalog's, or settings' ``models.<id>.output``), None when
+    unknown: protocols that must name a limit (Anthropic) send it."""
     drop_parameters: frozenset[str] = frozenset()
     """Optional body parameters to leave out: the endpoint rejected them (see ``endpoint_hints``)."""
 

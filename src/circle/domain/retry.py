@@ -12,7 +12,8 @@ kind                   retries    within    wait before the retry
 ``server``             6          5 min     Retry-After, else 1 s doubling, at most 1 min
 ``dropped``            6          5 min     1 s doubling, at most 1 min
 ``stream_error``       3          -         1 s doubling
-``rejected_parameter`` 5          -         none: sent again at once without the parameter
+``rejected_parameter`` 5          -         none: sent again at once without the parameter, or
+                                            with the output limit the endpoint allows
 ``quota``, ``tls``,    0                    the turn stops at once
 ``unreachable``,
 ``fatal``
@@ -42,6 +43,8 @@ from types import MappingProxyType
 from typing import Literal
 
 from .endpoint_hints import (
+    OUTPUT_PARAMETERS,
+    allowed_output,
     format_duration,
     is_spent_quota,
     parse_retry_after,
@@ -108,6 +111,8 @@ class Failure:
     kind: FailureKind
     retry_after: float | None = None
     parameter: str | None = None
+    output_limit: int | None = None
+    """For a rejected ``max_tokens`` (or its kin): the most the endpoint says it allows."""
 
 
 def classify(error: ModelError) -> Failure:
@@ -143,7 +148,8 @@ def _status_failure(status: int, message: str, retry_after: float | None, param:
     if status in SERVER_STATUSES or (500 <= status < 600 and status not in _PERMANENT_5XX):
         return Failure("server", retry_after=retry_after)
     if status in (400, 422) and (name := rejected_parameter(param, message)) is not None:
-        return Failure("rejected_parameter", parameter=name)
+        limit = allowed_output(message) if name in OUTPUT_PARAMETERS else None
+        return Failure("rejected_parameter", parameter=name, output_limit=limit)
     return Failure("fatal")
 
 
@@ -188,6 +194,8 @@ class Retry:
     delay_s: float
     parameter: str | None = None
     """For ``rejected_parameter``: the parameter to leave out from now on."""
+    output_limit: int | None = None
+    """For a rejected output limit: the limit to send from now on (the parameter stays)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +220,7 @@ def decide(
     wall_time: float,
     jitter: float,
     dropped: frozenset[str] = frozenset(),
+    output_cap: int | None = None,
 ) -> Retry | GiveUp:
     """Whether and when to retry after ``failure``.
 
@@ -222,6 +231,8 @@ def decide(
         wall_time: seconds since the epoch, to say when a spent quota resets.
         jitter: a value in ``[0, 1)`` that lengthens a computed backoff by up to 25%.
         dropped: parameters already left out; one rejected again is not retried.
+        output_cap: the output limit already lowered to; a limit refused again at or above it
+            is not retried.
     """
     done = gave_up_note(ledger.total)
     budget = BUDGETS.get(failure.kind)
@@ -229,7 +240,10 @@ def decide(
         return GiveUp("quota", quota_note(failure.retry_after, wall_time=wall_time) + done)
     if budget is None:
         return GiveUp(failure.kind, done)
-    if failure.kind == "rejected_parameter" and (failure.parameter is None or failure.parameter in dropped):
+    if failure.output_limit is not None:
+        if output_cap is not None and output_cap <= failure.output_limit:
+            return GiveUp(failure.kind, done)
+    elif failure.kind == "rejected_parameter" and (failure.parameter is None or failure.parameter in dropped):
         return GiveUp(failure.kind, done)
     made = ledger.retries(failure.kind)
     if made >= budget.retries:
@@ -242,6 +256,8 @@ def decide(
         spent = 0.0 if first is None else now - first
         if spent + delay > budget.window_s:
             return GiveUp(failure.kind, done)
+    if failure.output_limit is not None:
+        return Retry(failure.kind, made + 1, budget.retries, delay, output_limit=failure.output_limit)
     return Retry(failure.kind, made + 1, budget.retries, delay, parameter=failure.parameter)
 
 

@@ -22,6 +22,8 @@ _BUDGET: dict[ThinkingLevel, int] = {
     "max": 48_000,
 }
 MIN_ANTHROPIC_BUDGET = 1024
+UNKNOWN_OUTPUT_ROOM = 8_192
+"""The answer's room when neither the request nor the catalog says how much the model may write."""
 
 
 def parse_level(text: str) -> ThinkingLevel | None:
@@ -47,4 +49,38 @@ def thinking_budget(level: ThinkingLevel, *, max_output_tokens: int) -> int:
     return max(MIN_ANTHROPIC_BUDGET, min(budget, ceiling))
 
 
-__all__ = ["THINKING_LEVELS", "ThinkingLevel", "parse_level", "reasoning_effort", "thinking_budget"]
+def anthropic_output(
+    level: ThinkingLevel | None, *, room: int | None, limit: int | None
+) -> tuple[int, int | None]:
+    """Anthropic's ``max_tokens`` and thinking ``budget_tokens`` (None: no thinking) for a request.
+
+    Anthropic counts thinking inside ``max_tokens``, which is the room asked, else the model's
+    output limit (never past it), and each level's budget fits below it. When neither is known
+    the answer gets :data:`UNKNOWN_OUTPUT_ROOM` and the level's budget comes on top of it.
+
+    Args:
+        level: the thinking level, or None for none.
+        room: the most the caller lets the answer take, thinking included (None: what the model
+            can write).
+        limit: the model's output limit (the catalog's, or settings'), None when unknown.
+    """
+    total = room or limit or UNKNOWN_OUTPUT_ROOM + (_BUDGET[level] if level else 0)
+    if limit:
+        total = min(total, limit)
+    if level is None:
+        return total, None
+    budget = thinking_budget(level, max_output_tokens=total)
+    if budget >= total:  # a room too small for the least budget: the budget comes on top
+        total += budget
+    return total, budget
+
+
+__all__ = [
+    "THINKING_LEVELS",
+    "UNKNOWN_OUTPUT_ROOM",
+    "ThinkingLevel",
+    "anthropic_output",
+    "parse_level",
+    "reasoning_effort",
+    "thinking_budget",
+]

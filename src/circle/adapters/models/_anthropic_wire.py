@@ -55,12 +55,10 @@ from circle.domain.model import (
     ToolCallStarted,
     UsageReported,
 )
-from circle.domain.thinking import thinking_budget
+from circle.domain.thinking import anthropic_output
 
 Wire = dict[str, Any]
 
-DEFAULT_MAX_TOKENS = 8192
-"""``max_tokens`` when the request names no limit: Anthropic requires one."""
 
 _CACHE_CONTROL = ',"cache_control":{"type":"ephemeral"}}'
 _BAD_ID = re.compile(r"[^a-zA-Z0-9_-]")
@@ -237,12 +235,11 @@ class RequestEncoder:
         Returns:
             The body, and the fingerprints of the historical thinking blocks in it.
         """
-        max_tokens = request.max_output_tokens or DEFAULT_MAX_TOKENS
+        max_tokens, budget = anthropic_output(
+            request.thinking, room=request.max_output_tokens, limit=request.output_limit
+        )
         head: Wire = {"model": model, "max_tokens": max_tokens, "stream": True}
-        if request.thinking:
-            budget = thinking_budget(request.thinking, max_output_tokens=max_tokens)
-            if budget >= max_tokens:  # Anthropic counts thinking inside max_tokens
-                head["max_tokens"] = budget + max_tokens
+        if budget is not None:
             head["thinking"] = {"type": "enabled", "budget_tokens": budget}
         for key in request_keys(request.drop_parameters) - {"model", "stream", "max_tokens"}:
             head.pop(key, None)
@@ -395,7 +392,6 @@ class StreamTranslator:
 
 
 __all__ = [
-    "DEFAULT_MAX_TOKENS",
     "RequestEncoder",
     "StreamTranslator",
     "Wire",
