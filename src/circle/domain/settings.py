@@ -5,6 +5,7 @@ Reading the files is an adapter's work; this module only merges what was read.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -97,6 +98,40 @@ def parse_settings_file(data: object, *, source: str) -> SettingsFile:
         raise ConfigError(f"{source}: {where}: {first['msg']}") from None
 
 
+_SECTIONS: dict[str, type[BaseModel]] = {
+    "endpoint": EndpointFile,
+    "compaction": CompactionFile,
+    "net": NetFile,
+}
+_NOT_SETTINGS = frozenset({"$schema"})
+
+
+def unknown_keys(data: object, *, source: str) -> tuple[str, ...]:
+    """A warning for each key in a settings file's JSON that no setting reads (it is ignored),
+    naming the closest known key; for the top level and the ``endpoint``, ``compaction`` and
+    ``net`` sections."""
+    if not isinstance(data, dict):
+        return ()
+    said = _unknown_in(data, SettingsFile, prefix="")
+    for section, shape in _SECTIONS.items():
+        value = data.get(section)
+        if isinstance(value, dict):
+            said += _unknown_in(value, shape, prefix=f"{section}.")
+    return tuple(f"{source}: {line}" for line in said)
+
+
+def _unknown_in(data: dict[object, object], shape: type[BaseModel], *, prefix: str) -> list[str]:
+    known = list(shape.model_fields)
+    lines = []
+    for key in data:
+        if not isinstance(key, str) or key in known or key in _NOT_SETTINGS:
+            continue
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+        hint = f": did you mean {prefix}{close[0]}?" if close else f" (known: {', '.join(known)})"
+        lines.append(f"unknown setting {prefix + key!r} is ignored{hint}")
+    return lines
+
+
 def merge_files(base: SettingsFile, override: SettingsFile) -> SettingsFile:
     """``override`` wins key by key (a trusted project's file over the data folder's)."""
     endpoint = base.endpoint.model_copy(update=override.endpoint.model_dump(exclude_none=True))
@@ -185,5 +220,6 @@ __all__ = [
     "merge_files",
     "parse_settings_file",
     "resolve_endpoint",
+    "unknown_keys",
     "with_model",
 ]
