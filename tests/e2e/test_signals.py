@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from circle._testing.gateway import chat_tool_calls
+from circle._testing.gateway import chat_text, chat_tool_calls
 
 from .conftest import Circle
 
@@ -76,3 +76,11 @@ def test_a_killed_circle_takes_its_foreground_command_with_it(cli: Circle) -> No
     assert not _running(pid)
     time.sleep(4.5)
     assert not (cli.workspace / "after").exists()  # the rest of the command never ran
+
+    cli.gateway.enqueue(chat_text("I will check first."))
+    again = cli.run("-p", "--yolo", "--session", "kill", "what happened?")
+    assert again.returncode == 0, again.stderr
+    sent = [r.json() for r in cli.gateway.requests if r.path.endswith("/chat/completions")][-1]
+    [result] = [m["content"] for m in sent["messages"] if m["role"] == "tool"]
+    assert result.startswith("Interrupted: Circle stopped while this call was still running"), result
+    assert "check before running it again" in result

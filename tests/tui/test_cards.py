@@ -330,3 +330,19 @@ async def test_a_long_file_change_scrolls_inside_the_card_and_the_options_stay_i
         await pilot.press("n")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert "/work/big.txt" not in backend.files.files
+
+
+async def test_a_card_says_why_a_command_asks_in_every_mode(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    scripted(backend, "rm -rf $D")
+    backend.model.add(answer("", Call("execute", {"command": "rm -rf $D"})), answer("Left it."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "clean")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        shown = "\n".join(screen_lines(app))
+        assert "It asks because" in shown and "$D" in shown, shown
+        await pilot.press("n")

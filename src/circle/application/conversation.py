@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from circle.domain.call_marks import lost_result
 from circle.domain.checkpoints import MAIN_BRANCH
-from circle.domain.messages import Message, close_unanswered
+from circle.domain.messages import Message, close_unanswered, unanswered_tool_calls
 
 from .events import MessageEnded, MessageStarted
+from .ports.call_log import CallLog
 from .ports.event_sink import EventSink
 from .ports.session_store import SessionStore
 
@@ -27,11 +29,33 @@ class Conversation:
         self._history = history
 
     @classmethod
-    async def open(cls, store: SessionStore, session_id: str, *, branch: str = MAIN_BRANCH) -> Conversation:
-        """Load a session; tool calls left without a result get a recorded "interrupted" result."""
+    async def open(
+        cls,
+        store: SessionStore,
+        session_id: str,
+        *,
+        branch: str = MAIN_BRANCH,
+        calls: CallLog | None = None,
+    ) -> Conversation:
+        """Load a session; tool calls left without a result get a recorded result saying what is
+        known of them from ``calls`` (not started, still running, or run to the end with the
+        result lost), or "interrupted" without it."""
         checkpoints = await store.history(session_id, branch=branch)
         conversation = cls(store, session_id, [cp.message for cp in checkpoints], branch=branch)
-        for result in close_unanswered(conversation.messages):
+        unanswered = unanswered_tool_calls(conversation.messages)
+        if not unanswered:
+            return conversation
+        if calls is None:
+            results = close_unanswered(conversation.messages)
+        else:
+            marks = await calls.marks(session_id)
+            results = [
+                Message.tool_result(
+                    call_id=c.id, name=c.name, text=lost_result(marks.get(c.id)), is_error=True
+                )
+                for c in unanswered
+            ]
+        for result in results:
             await conversation.append(result)
         return conversation
 

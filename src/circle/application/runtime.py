@@ -32,6 +32,7 @@ from .jobs import JobManager
 from .model_guard import GuardedModel
 from .ports.approver import Approver
 from .ports.asker import Asker
+from .ports.call_log import CallLog
 from .ports.clock import Clock
 from .ports.compaction_store import CompactionStore
 from .ports.file_journal import FileJournal
@@ -121,6 +122,9 @@ class Ports:
     """Who answers the question tool and plan_exit; None where nobody can (print, JSON, RPC)."""
     lsp: LanguageServers | None = None
     """What the lsp tool asks (servers started on demand); None: it says there are none."""
+    calls: CallLog | None = None
+    """How far each tool call got, so a reopened session says what a crash lost; None: not kept
+    (a call left without a result is called interrupted)."""
 
 
 class Runtime:
@@ -187,7 +191,9 @@ class Runtime:
         if info is None:
             raise StorageError(f"no session {session_id!r}: `circle sessions` lists them")
         await self._hold(session_id)
-        return await self._session(await Conversation.open(self.ports.store, session_id))
+        return await self._session(
+            await Conversation.open(self.ports.store, session_id, calls=self.ports.calls)
+        )
 
     async def fork_session(
         self,
@@ -207,7 +213,9 @@ class Runtime:
             session_id, at_checkpoint=at_checkpoint, new_session_id=new_session_id, title=title
         )
         await self._hold(forked.id)
-        return await self._session(await Conversation.open(self.ports.store, forked.id))
+        return await self._session(
+            await Conversation.open(self.ports.store, forked.id, calls=self.ports.calls)
+        )
 
     async def continue_session(self) -> AgentSession:
         """The workspace's most recent session, or a new one when it has none."""
@@ -292,6 +300,7 @@ class Runtime:
             catalog=self.ports.catalog,
             hooks=hooks,
             compactor=self._compactor(info),
+            calls=self.ports.calls,
         )
 
     def _thinking_for(self, info: ModelInfo) -> ThinkingLevel | None:
@@ -440,6 +449,8 @@ class Runtime:
         await self.ports.store.aclose()
         if self.ports.journal is not None:
             await self.ports.journal.aclose()
+        if self.ports.calls is not None:
+            await self.ports.calls.aclose()
         if self.ports.web is not None:
             await self.ports.web.aclose()
         if self.ports.lsp is not None:

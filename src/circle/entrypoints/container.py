@@ -18,6 +18,7 @@ from dependency_injector import containers, providers
 
 from circle.application.approvals import AllowAll, ApprovalMode
 from circle.application.ports.approver import Approver
+from circle.application.ports.call_log import CallLog
 from circle.application.ports.clock import Clock
 from circle.application.ports.compaction_store import CompactionStore
 from circle.application.ports.file_journal import FileJournal
@@ -56,6 +57,7 @@ ADAPTERS: dict[str, str] = {
     "clock.system": "circle.adapters.local.clock:SystemClock",
     "catalog.models-dev": "circle.adapters.catalog.models_dev:ModelsDevCatalog",
     "journal.sqlite": "circle.adapters.storage.file_journal:SqliteFileJournal",
+    "calls.sqlite": "circle.adapters.storage.call_log:SqliteCallLog",
     "compactions.sqlite": "circle.adapters.storage.compaction_store:SqliteCompactionStore",
     "snapshots.local": "circle.adapters.local.snapshots:LocalWorkspaceSnapshots",
     "web.httpx": "circle.adapters.web.httpx_web:HttpxWebClient",
@@ -154,6 +156,7 @@ class Container(containers.DeclarativeContainer):
         make, "journal.sqlite", config.provided.store_path, blobs=config.provided.blobs_path
     )
     snapshots = providers.Singleton(make, "snapshots.local", config.provided.data_dir)
+    calls = providers.Singleton(make, "calls.sqlite", config.provided.store_path)
     web = providers.Singleton(make_web, config)
     native_search = providers.Singleton(make_native_search, config, model)
     lsp = providers.Singleton(make, "lsp.stdio", config.provided.workspace)
@@ -183,6 +186,7 @@ def build_runtime(container: Container) -> Runtime:
         ports.compactions = cast(CompactionStore, container.compactions())
         ports.journal = cast(FileJournal, container.journal())
         ports.snapshots = cast(WorkspaceSnapshots, container.snapshots())
+        ports.calls = cast(CallLog, container.calls())
     return Runtime(ports, config.options)
 
 

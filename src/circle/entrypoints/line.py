@@ -125,6 +125,8 @@ def asked_text(request: ApprovalRequest) -> str:
     lines = command_lines(request.summary)
     shown = "".join(f"  {line.text}\n" for line in lines)
     said = f"\ncircle: {one_line(request.tool_name)} wants to run:\n{shown}"
+    if request.ask_reason:
+        said += f"circle: it asks because {one_line(request.ask_reason)}\n"
     if more := more_lines(request.summary):
         first = next((line.text for line in lines if not line.blank_lines), "")
         said += f"circle: its first line: {first}  {more}, all shown above\n"

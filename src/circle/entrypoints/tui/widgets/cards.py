@@ -112,6 +112,9 @@ class ApprovalCard(Card):
                 yield Static(Text(escape_for_display(request.summary)), classes="card-summary-text")
         if request.outside_workspace:
             yield Static(Text("It writes outside the workspace.", style="yellow"), classes="card-note")
+        if request.ask_reason:
+            why = escape_for_display(request.ask_reason, newlines=False)
+            yield Static(Text(f"It asks because {why}.", style="yellow"), classes="card-note")
 
     def choose(self, index: int) -> None:
         if index == 0:
