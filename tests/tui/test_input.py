@@ -8,9 +8,10 @@ from collections.abc import Callable
 from textual import events
 
 from circle.application.ports.process_runner import ProcessResult
+from circle.domain.messages import DocumentPart
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.picker import PickerScreen
-from circle.entrypoints.tui.widgets.conversation import ShellRow, TurnLine
+from circle.entrypoints.tui.widgets.conversation import Notice, ShellRow, TurnLine
 from circle.testing import FakeProcessRunner, answer
 
 from .conftest import SIZE, FakeBackend, main_screen, send, until
@@ -170,3 +171,27 @@ async def test_double_bang_output_is_only_shown(
         await send(pilot, screen, "hi")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert sent_text(backend) == "hi"
+
+
+async def test_a_mentioned_pdf_goes_as_a_document_and_a_binary_file_is_refused(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.files.put("/work/paper.pdf", b"%PDF-1.7\nnot text")
+    backend.files.put("/work/blob.bin", b"\x00\x01\x02" * 10)
+    backend.model.add(answer("ok"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "what is @blob.bin please")
+        await until(
+            pilot, lambda: any("binary" in str(n.render()) for n in screen.conversation.query(Notice))
+        )
+        assert not backend.model.requests
+        await send(pilot, screen, "read @paper.pdf please")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        sent = backend.model.requests[-1].messages[-1]
+        assert "%PDF" not in sent.text and "PDF paper.pdf (17 bytes)" in sent.text
+        assert app.host is not None
+        stored = [m for m in app.host.session.conversation.messages if m.role == "user"][-1]
+        assert [p.name for p in stored.parts if isinstance(p, DocumentPart)] == ["paper.pdf"]
