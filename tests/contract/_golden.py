@@ -17,7 +17,14 @@ import pytest
 
 from circle.domain.errors import CircleError
 from circle.domain.messages import Usage
-from circle.domain.model import ModelEvent, ResponseStarted, TextDelta, ThinkingDelta, ToolCallDelta
+from circle.domain.model import (
+    ModelEvent,
+    RequestSent,
+    ResponseStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 _MERGEABLE = (TextDelta, ThinkingDelta, ToolCallDelta)
@@ -35,7 +42,7 @@ def event_records(events: Iterable[ModelEvent]) -> list[dict[str, object]]:
     """Events as JSON records, adjacent text/thinking/argument deltas of one part merged."""
     records: list[dict[str, object]] = []
     for event in events:
-        if isinstance(event, ResponseStarted):  # a marker for the watchdog, not content
+        if isinstance(event, RequestSent | ResponseStarted):  # markers for the watchdog, not content
             continue
         fields = {f.name: _plain(getattr(event, f.name)) for f in dataclasses.fields(event)}
         record: dict[str, object] = {

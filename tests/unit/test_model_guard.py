@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 
@@ -18,6 +19,7 @@ from circle.domain.model import (
     AnswerAssembler,
     ModelEvent,
     ModelRequest,
+    RequestSent,
     ResponseStarted,
     StreamRestarted,
     TextDelta,
@@ -233,6 +235,52 @@ async def test_an_output_limit_refused_again_is_not_lowered_again() -> None:
     with pytest.raises(ModelHTTPError, match=r"\(gave up after 1 retry\)"):
         await events_of(model, dataclasses.replace(REQUEST, output_limit=128_000))
     assert len(flaky.requests) == 2
+
+
+def block_the_loop(seconds: float) -> None:
+    """Local work before a request leaves, without an await: an SDK import, a long json.dumps."""
+    time.sleep(seconds)
+
+
+class SlowToSend:
+    """A client whose work before sending blocks the event loop (loading an SDK under load)."""
+
+    def __init__(self, *, after_send: float, blocking: float = 0.4) -> None:
+        self.after_send = after_send
+        self.blocking = blocking
+        self.requests = 0
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        self.requests += 1
+        block_the_loop(self.blocking)
+        yield RequestSent()
+        await asyncio.sleep(self.after_send)
+        for event in answer("sent in time"):
+            yield event
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_the_deadline_for_the_answer_to_start_counts_from_the_send() -> None:
+    slow = SlowToSend(after_send=0.05)
+    model = GuardedModel(slow, timeouts=TimeoutPolicy(first_event_s=0.25, stall_s=5))
+
+    events = await events_of(model)
+
+    assert assembled(events).text == "sent in time"
+    assert slow.requests == 1 and RequestSent() not in events
+
+
+async def test_an_endpoint_silent_after_the_send_still_times_out() -> None:
+    slow = SlowToSend(after_send=10, blocking=0)
+    sink = RecordingSink()
+    policy = TimeoutPolicy(first_event_s=0.05, stall_s=5, max_first_event_s=0.05)
+    model = GuardedModel(slow, timeouts=policy, clock=FakeClock(), on_retry=sink.emit, jitter=lambda: 0.0)
+
+    with pytest.raises(ModelConnectionError, match="no answer within"):
+        await events_of(model)
+    assert slow.requests > 1
 
 
 async def test_cancelling_during_a_backoff_cancels_the_request() -> None:

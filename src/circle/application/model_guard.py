@@ -5,7 +5,9 @@ streams from it as from any model. For each request it:
 
 - waits for the answer to start (:class:`~circle.domain.model.ResponseStarted` or any event)
   and for every next event of the stream, each within a deadline that doubles with every
-  timeout of that request (:class:`~circle.domain.retry.TimeoutPolicy`);
+  timeout of that request (:class:`~circle.domain.retry.TimeoutPolicy`); the wait for the start
+  counts from :class:`~circle.domain.model.RequestSent` when the client says when it sends, so
+  loading an SDK or writing a long body on a busy machine is not taken for a silent endpoint;
 - on a failure, asks :func:`~circle.domain.retry.decide` whether to try again, reports the retry
   through ``on_retry`` (a :class:`~circle.application.events.RetryScheduled`), sleeps on the
   :class:`~circle.application.ports.clock.Clock` and sends the request again;
@@ -35,7 +37,7 @@ from contextlib import AbstractAsyncContextManager
 
 from circle.domain.endpoint_hints import format_duration
 from circle.domain.errors import ModelConnectionError, ModelError
-from circle.domain.model import ModelEvent, ModelRequest, ResponseStarted, StreamRestarted
+from circle.domain.model import ModelEvent, ModelRequest, RequestSent, ResponseStarted, StreamRestarted
 from circle.domain.retry import GiveUp, Retry, RetryLedger, TimeoutPolicy, classify, decide
 
 from .events import RetryScheduled
@@ -183,6 +185,8 @@ class GuardedModel:
                     if _expired(deadline):
                         raise _timed_out(started=started, limit=limit) from error
                     raise
+                if isinstance(event, RequestSent):  # the wait for the start begins again, from now
+                    continue
                 started = True
                 yield event
         finally:

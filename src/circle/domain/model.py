@@ -87,6 +87,15 @@ class Finished:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestSent:
+    """The request leaves the process now: the SDK is loaded and the body written.
+
+    Carries no content; a watchdog's deadline for the answer to start counts from here, not
+    from the local work before it (fakes may leave it out).
+    """
+
+
+@dataclass(frozen=True, slots=True)
 class ResponseStarted:
     """The endpoint accepted the request and its answer began (a 200's headers came).
 
@@ -108,6 +117,7 @@ ModelEvent = (
     | ToolCallEnded
     | UsageReported
     | Finished
+    | RequestSent
     | ResponseStarted
     | StreamRestarted
 )
@@ -233,6 +243,7 @@ __all__ = [
     "Finished",
     "ModelEvent",
     "ModelRequest",
+    "RequestSent",
     "ResponseStarted",
     "StreamRestarted",
     "TextDelta",

@@ -35,7 +35,7 @@ from circle.domain.errors import (
     ProviderProtocolError,
     RateLimitedError,
 )
-from circle.domain.model import ModelEvent, ModelRequest, ResponseStarted
+from circle.domain.model import ModelEvent, ModelRequest, RequestSent, ResponseStarted
 from circle.domain.settings import Endpoint
 
 from ._anthropic_wire import RequestEncoder, StreamTranslator, Wire, thinking_scope
@@ -140,6 +140,7 @@ class AnthropicModel:
         import anthropic
         import httpx2
 
+        yield RequestSent()
         try:
             response = await sent
             try:

@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING
 
 from circle.domain.errors import ConfigError
-from circle.domain.model import ModelEvent, ModelRequest, ResponseStarted
+from circle.domain.model import ModelEvent, ModelRequest, RequestSent, ResponseStarted
 from circle.domain.settings import Endpoint
 
 from ._openai_chat_wire import ChunkTranslator, RequestEncoder
@@ -62,6 +62,7 @@ class OpenAIChatModel:
             raise ConfigError("no model: set CIRCLE_MODEL or pass --model")
         body = self._encoder.encode(request, model=model)
         translator = ChunkTranslator()
+        yield RequestSent()
         try:
             response = await post_streamed(client, "/chat/completions", body)
             try:

@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING
 
 from circle.domain.errors import ConfigError
-from circle.domain.model import ModelEvent, ModelRequest, ResponseStarted
+from circle.domain.model import ModelEvent, ModelRequest, RequestSent, ResponseStarted
 from circle.domain.settings import Endpoint
 
 from ._openai_common import post_streamed, sdk_client, translate_error
@@ -73,6 +73,7 @@ class OpenAIResponsesModel:
         import openai
 
         client = self._sdk()
+        yield RequestSent()
         try:
             response = await post_streamed(client, "/responses", body)
             try:

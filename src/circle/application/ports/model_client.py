@@ -13,8 +13,9 @@ class ModelClient(Protocol):
 
     ``stream`` yields :data:`ModelEvent` values and ends after :class:`Finished`, or raises a
     :class:`~circle.domain.errors.ModelError`. Cancelling the consumer closes the request.
-    A real endpoint's stream begins with :class:`~circle.domain.model.ResponseStarted` once the
-    answer's headers came (it carries no content; fakes may leave it out).
+    A real endpoint's stream begins with :class:`~circle.domain.model.RequestSent` as the request
+    leaves, then :class:`~circle.domain.model.ResponseStarted` once the answer's headers came
+    (they carry no content; fakes may leave them out).
     """
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
