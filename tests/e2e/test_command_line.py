@@ -122,3 +122,29 @@ def test_the_help_lists_the_subcommands(cli: Circle) -> None:
     assert done.returncode == 0
     for name in ("trust", "sessions", "export", "import", "rewind", "models"):
         assert f"circle {name}" in done.stdout, name
+
+
+def test_an_unknown_setting_is_warned_of_once_with_the_closest_key(cli: Circle) -> None:
+    cli.home.mkdir(exist_ok=True)
+    (cli.home / "settings.json").write_text(
+        json.dumps({"aproval_mode": "auto", "endpoint": {"baseurl": "x"}})
+    )
+    cli.gateway.enqueue(chat_text("ok"))
+    done = cli.run("-p", "hi", "--yolo")
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "aproval_mode" in line]
+    assert len(warnings) == 1, done.stderr
+    assert "did you mean approval_mode?" in warnings[0]
+    assert "did you mean endpoint.base_url?" in done.stderr
+
+
+def test_line_mode_attaches_the_files_a_typed_line_mentions(cli: Circle) -> None:
+    (cli.workspace / "notes.txt").write_text("buy milk\n")
+    (cli.workspace / "blob.bin").write_bytes(b"\x00\x01" * 50)
+    cli.gateway.enqueue(chat_text("milk"))
+    done = cli.run("--line", "--yolo", stdin="what is in @blob.bin\nwhat is in @notes.txt, @nobody?\n")
+    assert done.returncode == 0, done.stderr
+    assert "cannot attach @blob.bin: a binary file" in done.stderr
+    assert (
+        _user_content(cli) == '<file path="notes.txt">\nbuy milk\n</file>\n\nwhat is in @notes.txt, @nobody?'
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -150,4 +151,53 @@ async def _one(
     return f'<file path="{name}">\n{text}\n</file>', None
 
 
-__all__ = ["MAX_TEXT_BYTES", "Attached", "MediaPart", "attach_files", "check_media_size", "media_part"]
+# @"a path", @'a path', or @a\\ path\\ with\\ escapes; a mention starts a word.
+_MENTION = re.compile(r"""(?:(?<=\s)|^)@(?:"([^"\n]+)"|'([^'\n]+)'|((?:\\.|[^\s\\])+))""")
+_UNESCAPE = re.compile(r"\\(.)")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    path: str
+    start: int
+    end: int
+
+
+def find_mentions(text: str) -> list[Mention]:
+    """Every @mention in typed ``text``, with its path unquoted and unescaped."""
+    found = []
+    for match in _MENTION.finditer(text):
+        raw = match.group(1) or match.group(2) or _UNESCAPE.sub(r"\1", match.group(3) or "")
+        raw = raw.rstrip(",;:!?)") if match.group(3) else raw
+        if raw:
+            found.append(Mention(raw, match.start(), match.end()))
+    return found
+
+
+async def attach_mentions(
+    text: str, *, workspace: str, files: FileSystem, images: ImageCodec | None
+) -> tuple[str, tuple[MediaPart, ...]]:
+    """Typed ``text`` with the files its @mentions name attached (a mention that names no file
+    stays as written), and their images and PDFs.
+
+    Raises:
+        AttachmentError: A mentioned file is binary, unreadable or over its limit.
+    """
+    names = [mention.path for mention in find_mentions(text)]
+    if not names:
+        return text, ()
+    attached = await attach_files(names, workspace=workspace, files=files, images=images, skip_missing=True)
+    return attached.text(text), attached.media
+
+
+__all__ = [
+    "MAX_TEXT_BYTES",
+    "Attached",
+    "MediaPart",
+    "Mention",
+    "attach_files",
+    "attach_mentions",
+    "check_media_size",
+    "find_mentions",
+    "media_part",
+]

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import TextIO
 
 from circle.adapters._shared.settings_files import data_dir
+from circle.application.attachments import MediaPart, attach_mentions
 from circle.application.events import AgentEvent, ToolExecutionStarted
 from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
+from circle.application.runtime import Runtime
 from circle.domain.display import command_lines, more_lines, one_line
 from circle.domain.errors import CircleError
 
@@ -197,17 +199,21 @@ async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO)
             loop.add_signal_handler(signal.SIGINT, interrupt)
             loop.add_signal_handler(signal.SIGTERM, hang_up)
             loop.add_signal_handler(signal.SIGHUP, hang_up)
-        pending = opts.message.strip()
-        first_media = opts.media  # the command line's @files go with its message
+        pending = opts.message.strip()  # its @files were attached on the command line
         failed = False
         while not interrupted:
+            typed = not pending
             text = pending or await reader.ask("> ")
             pending = ""
             if text is None or text.strip() in QUIT:
                 break
             if not text.strip():
                 continue
-            media, first_media = first_media, ()
+            try:
+                text, media = await _attach_typed(runtime, text) if typed else (text, opts.media)
+            except CircleError as exc:  # a mentioned file that cannot go: say so, and ask again
+                err.write(f"circle: {exc.message}\n")
+                continue
             result = await session.prompt(text, media=media)
             if result.aborted:
                 err.write("circle: interrupted\n")
@@ -235,6 +241,14 @@ async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO)
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if failed else EXIT_OK
+
+
+async def _attach_typed(runtime: Runtime, text: str) -> tuple[str, tuple[MediaPart, ...]]:
+    """A typed line with its @mentions attached, as the interface attaches them."""
+    ports = runtime.ports
+    return await attach_mentions(
+        text, workspace=runtime.options.workspace, files=ports.files, images=ports.images
+    )
 
 
 async def _set_up(reader: LineReader, err: TextIO, env: dict[str, str], opts: RunOptions) -> bool:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from circle.application.agent_loop import TurnResult
 from circle.application.approvals import ApprovalPolicy
-from circle.application.attachments import MediaPart, attach_files
+from circle.application.attachments import MediaPart, attach_mentions
 from circle.application.ports.session_store import SessionInfo
 from circle.application.rewind import Rewind
 from circle.application.runtime import Runtime
@@ -21,7 +21,7 @@ from circle.domain.checkpoints import Checkpoint
 from circle.domain.errors import CircleError, ConfigError
 from circle.domain.messages import Usage
 from circle.domain.todos import Todo, current_todos
-from circle.entrypoints.tui import _format, _mentions
+from circle.entrypoints.tui import _format
 from circle.entrypoints.tui._backend import Backend
 
 SHELL_TIMEOUT_S = 600
@@ -121,19 +121,13 @@ class Host:
         """What goes to the model: the ``!`` outputs waiting, the @files attached (their text in
         front, their images and PDFs after it), then the text. A mention that names no file stays
         as written; one that cannot be attached raises :class:`AttachmentError`."""
-        names = [mention.path for mention in _mentions.find_mentions(text)]
-        attached = await attach_files(
-            names,
-            workspace=self.workspace,
-            files=self.runtime.ports.files,
-            images=self.runtime.ports.images,
-            skip_missing=True,
+        message, found = await attach_mentions(
+            text, workspace=self.workspace, files=self.runtime.ports.files, images=self.runtime.ports.images
         )
-        message = attached.text(text)
         if self.pending_shell:
             message = "\n\n".join([*self.pending_shell, message])
             self.pending_shell = []
-        media, self.pending_media = (*self.pending_media, *attached.media), ()
+        media, self.pending_media = (*self.pending_media, *found), ()
         return message, media
 
     async def prompt(self, text: str) -> TurnResult:

@@ -5,27 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# @"a path", @'a path', or @a\ path\ with\ escapes; a mention starts a word.
-_MENTION = re.compile(r"""(?:(?<=\s)|^)@(?:"([^"\n]+)"|'([^'\n]+)'|((?:\\.|[^\s\\])+))""")
+from circle.application.attachments import Mention, find_mentions
+
 _UNESCAPE = re.compile(r"\\(.)")
-
-
-@dataclass(frozen=True, slots=True)
-class Mention:
-    path: str
-    start: int
-    end: int
-
-
-def find_mentions(text: str) -> list[Mention]:
-    """Every @mention in ``text``, with its path unquoted and unescaped."""
-    found = []
-    for match in _MENTION.finditer(text):
-        raw = match.group(1) or match.group(2) or _UNESCAPE.sub(r"\1", match.group(3) or "")
-        raw = raw.rstrip(",;:!?)") if match.group(3) else raw
-        if raw:
-            found.append(Mention(raw, match.start(), match.end()))
-    return found
 
 
 @dataclass(frozen=True, slots=True)
