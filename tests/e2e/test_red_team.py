@@ -190,7 +190,7 @@ ALWAYS_REFUSED = [
     "mapfile -C 'rm -rf ~ #' -c 1 <<< x",
     "vim -es -c '!rm -rf ~' -c 'qa!'",
     "sed 's/.*/rm -rf ~/e' notes.txt",
-    "awk '{print \"rm -rf ~\" | \"sh\"}' notes.txt",
+    'awk \'{print "rm -rf ~" | "sh"}\' notes.txt',
     "xargs -I{} rm -rf {} <<< ~",
     "find . -maxdepth 0 -execdir rm -rf ~ \\;",
     "perl -MFile::Path=remove_tree -e 'remove_tree($ENV{HOME})'",
@@ -369,7 +369,8 @@ def test_webfetch_to_loopback_in_other_spellings_asks_in_auto_mode(victim: Victi
     port = victim.gateway.base_url.split(":")[2].split("/")[0]
     hosts = ["127.1", "0x7f000001", "2130706433", "0", "[::ffff:127.0.0.1]", "[::127.0.0.1]", "LOCALHOST"]
     hosts += ["127.0.0.1.", "u:p@127.0.0.1", "127\u30020\u30020\u30021", "[::ffff:127.0.0.1%25lo]"]
-    calls = [(f"w{i}", "webfetch", {"url": f"http://{host}:{port}/v1/models"}) for i, host in enumerate(hosts)]
+    urls = [f"http://{host}:{port}/v1/models" for host in hosts]
+    calls = [(f"w{i}", "webfetch", {"url": url}) for i, url in enumerate(urls)]
     results = victim.run(calls, "--yolo")
     assert all("not approved" in r for r in results), results
     assert all(r.method == "POST" for r in victim.gateway.requests)
@@ -386,7 +387,8 @@ def test_apply_patch_into_git_hooks_asks_by_every_path(victim: Victim) -> None:
         "*** Add File: sub2/.git/hooks/pre-commit\n+x\n",
         "*** Delete File: .git/hooks/update.sample\n",
     ]
-    calls = [(f"p{i}", "apply_patch", {"patch": f"*** Begin Patch\n{b}*** End Patch\n"}) for i, b in enumerate(bodies)]
+    patches = [f"*** Begin Patch\n{body}*** End Patch\n" for body in bodies]
+    calls = [(f"p{i}", "apply_patch", {"patch": patch}) for i, patch in enumerate(patches)]
     results = victim.run(calls, "--yolo")
     assert all("not approved" in r for r in results), results
     hooks = sorted(p.name for p in (work / ".git" / "hooks").iterdir())
