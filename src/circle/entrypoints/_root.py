@@ -77,8 +77,9 @@ def _attach(folder: Path, files: list[str], message: str) -> tuple[str, tuple[Me
     local, images = cast(FileSystem, make("files.local")), cast(ImageCodec, make("images.pillow"))
     try:
         attached = asyncio.run(attach_files(files, workspace=str(folder), files=local, images=images))
-    except AttachmentError as exc:
-        raise typer.BadParameter(exc.message) from None
+    except AttachmentError as exc:  # bad usage, said in its own words
+        sys.stderr.write(f"circle: {exc.message}\n")
+        raise typer.Exit(2) from None
     return attached.text(message), attached.media
 
 
@@ -120,7 +121,9 @@ def _check_values(*, thinking: str | None, approval_mode: str | None, tools: lis
         known = builtin_tools()
         unknown = [name for name in tools if name not in known]
         if unknown:
-            raise typer.BadParameter(f"unknown tool {unknown[0]!r}: the tools are {', '.join(known)}")
+            raise typer.BadParameter(
+                f"unknown tool {unknown[0]!r}: the tools are {', '.join(known)}", param_hint="--tools"
+            )
 
 
 def _csv(value: str | None) -> list[str] | None:

@@ -11,7 +11,7 @@ import sys
 
 from circle import __version__
 
-SUBCOMMANDS = frozenset({"trust", "sessions", "models", "export", "import", "rewind"})
+SUBCOMMANDS = frozenset({"trust", "settings", "sessions", "models", "export", "import", "rewind"})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -44,7 +44,7 @@ def _invoke(app: object, args: list[str]) -> None:
     except typer.TyperException as exc:  # bad usage (exit code 2) and the command line's other errors
         code = getattr(exc, "exit_code", 1)
         show = getattr(exc, "format_message", None)
-        said = _one_line(show() if callable(show) else str(exc))
+        said = _one_line(show() if callable(show) else str(exc)).removeprefix("Invalid value: ")
         sys.stderr.write(f"circle: {said}{' (see circle --help)' if code == 2 else ''}\n")
     except SystemExit as exit_:
         code = exit_.code

@@ -16,7 +16,9 @@ def _fit(data: bytes, max_side: int, max_bytes: int) -> FittedImage:
     try:
         image = Image.open(io.BytesIO(data))
         image.load()
-    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+    except UnidentifiedImageError:  # its message names a BytesIO object: of no use to anyone
+        raise ValueError("not a readable image: damaged, cut short or not an image at all") from None
+    except (OSError, SyntaxError) as exc:
         raise ValueError(f"not a readable image: {exc}") from None
     media_type = _FORMATS.get(image.format or "", "image/png")
     width, height = image.size
