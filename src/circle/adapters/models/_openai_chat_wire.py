@@ -43,7 +43,8 @@ from circle.domain.model import (
 )
 from circle.domain.thinking import reasoning_effort
 
-from ._openai_common import error_text, stream_error_status
+from ._openai_common import stream_error_status
+from ._status_errors import error_text
 
 Wire = dict[str, Any]
 

@@ -3,28 +3,20 @@
 Both adapters let the SDK send the request (auth, headers, timeouts, status errors) and read
 the streamed body themselves: :func:`post_streamed` skips the SDK's per-call transform,
 :mod:`._sse` (shared with Anthropic) splits the body into events, and :func:`translate_error` is
-the one place where SDK and transport exceptions become :mod:`circle.domain.errors`.
+the one place where SDK and transport exceptions become :mod:`circle.domain.errors` (an HTTP
+error answer through :func:`~._status_errors.status_error`, which Anthropic shares).
 """
 
 from __future__ import annotations
 
-import html
-import json
-import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from circle.domain.errors import (
-    ConfigError,
-    ContextOverflowError,
-    ModelError,
-    ModelHTTPError,
-    RateLimitedError,
-)
+from circle.domain.errors import ConfigError, ModelError
 from circle.domain.settings import Endpoint
 
-from ._error_hints import one_line, retry_hints, transport_error
+from ._error_hints import transport_error
+from ._status_errors import status_error
 
 if TYPE_CHECKING:
     import httpx2
@@ -32,10 +24,6 @@ if TYPE_CHECKING:
 
 _NO_KEY = "no-key-needed"
 _MISSING_KEY = "no API key: set CIRCLE_API_KEY or OPENAI_API_KEY (or api_key in credentials.json)"
-_CONTEXT_OVERFLOW = re.compile(
-    r"context.(length|window|size)|maximum context|too many tokens|prompt is too long|reduce the length",
-    re.IGNORECASE,
-)
 
 
 def sdk_client(endpoint: Endpoint, http_client: httpx2.AsyncClient | None) -> openai.AsyncOpenAI:
@@ -77,26 +65,12 @@ async def post_streamed(client: openai.AsyncOpenAI, path: str, body: bytes) -> h
     )
 
 
-def error_text(error: object) -> str:
-    """The message of an OpenAI-style error object, on one line."""
-    if isinstance(error, dict):
-        message = error.get("message")
-        text = message if isinstance(message, str) and message else json.dumps(error, separators=(",", ":"))
-        metadata = error.get("metadata")
-        raw = metadata.get("raw") if isinstance(metadata, dict) else None
-        if isinstance(raw, str) and raw:
-            text = f"{text}: {raw}"
-    else:
-        text = str(error)
-    return " ".join(text.split())[:500]
-
-
 def translate_error(exc: Exception, endpoint: Endpoint) -> ModelError:
     """The Circle error for an SDK or transport exception: the one place they are mapped."""
     import openai
 
     if isinstance(exc, openai.APIStatusError):
-        return _status_error(exc.status_code, exc.body, exc.response.headers)
+        return status_error(exc.status_code, exc.body, exc.response.headers)
     return transport_error(
         exc,
         endpoint,
@@ -104,33 +78,6 @@ def translate_error(exc: Exception, endpoint: Endpoint) -> ModelError:
         timeouts=(openai.APITimeoutError,),
         connections=(openai.APIConnectionError,),
     )
-
-
-def _status_error(status: int, body: object, headers: Mapping[str, str]) -> ModelError:
-    detail = _body_text(body) or "(no details in the answer)"
-    retry_after, should_retry = retry_hints(headers)
-
-    def http_error(
-        message: str, *, cls: type[ModelHTTPError] = ModelHTTPError, param: object = None
-    ) -> ModelError:
-        named = param if isinstance(param, str) else None
-        return cls(message, status=status, retry_after=retry_after, should_retry=should_retry, param=named)
-
-    if status in (401, 403):
-        return http_error(f"the endpoint refused the API key ({status}): {detail}")
-    if status == 404:
-        return http_error(f"model or URL not found (404): {detail}")
-    if status == 429:
-        wait = f" (retry after {retry_after:g} s)" if retry_after is not None else ""
-        return http_error(f"rate limited (429){wait}: {detail}", cls=RateLimitedError)
-    error = body.get("error", body) if isinstance(body, dict) else None
-    code = error.get("code") if isinstance(error, dict) else None
-    if isinstance(body, dict) and code is None:
-        code = body.get("code")
-    if status in (400, 413, 422) and (code == "context_length_exceeded" or _CONTEXT_OVERFLOW.search(detail)):
-        return ContextOverflowError(f"the request is larger than the model's context ({status}): {detail}")
-    param = error.get("param") if isinstance(error, dict) else None
-    return http_error(f"the endpoint answered {status}: {detail}", param=param)
 
 
 _STREAM_STATUSES = (
@@ -169,19 +116,7 @@ def stream_error_status(error: object) -> int | None:
     return next((status for word, status in _STREAM_STATUSES if word in words), None)
 
 
-def _body_text(body: object) -> str:
-    """One readable line from an error body: the JSON error's message, or an HTML page's text."""
-    if body is None:
-        return ""
-    if not isinstance(body, str):
-        return error_text(body)
-    text = re.sub(r"(?is)<(head|script|style)\b.*?</\1\s*>", " ", body)
-    text = html.unescape(re.sub(r"<[^>]*>", " ", text))
-    return one_line(text or body)[:200]
-
-
 __all__ = [
-    "error_text",
     "post_streamed",
     "sdk_client",
     "stream_error_status",

@@ -5,7 +5,8 @@ is written by :class:`~._anthropic_wire.RequestEncoder`, which keeps the JSON of
 already wrote. The streamed body is read as raw server-sent events and translated by
 :class:`~._anthropic_wire.StreamTranslator` (an ``error`` event mid-stream is a ``ModelError``;
 a JSON message instead of a stream is the collected answer). SDK and transport errors become
-:mod:`circle.domain.errors` in :func:`_translate` alone.
+:mod:`circle.domain.errors` in :func:`_translate` alone (an HTTP error answer through
+:func:`~._status_errors.status_error`, the mapping the OpenAI protocols share).
 
 Signed thinking goes back only to the identity that signed it. Every answer carries a
 ``scope`` (a hash of the base URL, the key and the model); thinking of messages with another
@@ -19,29 +20,25 @@ Thinking itself stays enabled.
 from __future__ import annotations
 
 import contextlib
-import html
-import json
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from circle.domain.errors import (
     ConfigError,
-    ContextOverflowError,
     ModelError,
-    ModelHTTPError,
     ModelStreamError,
     ProviderProtocolError,
-    RateLimitedError,
 )
 from circle.domain.model import ModelEvent, ModelRequest, RequestSent, ResponseStarted
 from circle.domain.settings import Endpoint
 
 from ._anthropic_wire import RequestEncoder, StreamTranslator, Wire, thinking_scope
-from ._error_hints import one_line, retry_hints, transport_error
+from ._error_hints import transport_error
 from ._sse import SSEDecoder as _SSEDecoder
 from ._sse import drain, parse_json
+from ._status_errors import error_text, error_type, status_error
 
 if TYPE_CHECKING:
     import anthropic
@@ -49,12 +46,7 @@ if TYPE_CHECKING:
 
 _NO_KEY = "no-key-needed"
 _MISSING_KEY = "no API key: set CIRCLE_API_KEY or ANTHROPIC_API_KEY"
-_CONTEXT_OVERFLOW = re.compile(
-    r"prompt is too long|exceed(s|ed)? (the )?context|context (window|length|limit)|too many tokens",
-    re.IGNORECASE,
-)
 _SIGNATURE = re.compile(r"signature", re.IGNORECASE)
-_QUOTED_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
 def api_base_url(base_url: str) -> str:
@@ -257,7 +249,7 @@ def _translate(exc: Exception, endpoint: Endpoint) -> ModelError:
     import anthropic
 
     if isinstance(exc, anthropic.APIStatusError):
-        return _status_error(exc.status_code, exc.body, exc.response.headers)
+        return status_error(exc.status_code, exc.body, exc.response.headers)
     return transport_error(
         exc,
         endpoint,
@@ -265,58 +257,6 @@ def _translate(exc: Exception, endpoint: Endpoint) -> ModelError:
         timeouts=(anthropic.APITimeoutError,),
         connections=(anthropic.APIConnectionError,),
     )
-
-
-def _status_error(status: int, body: object, headers: Mapping[str, str]) -> ModelError:
-    detail = _body_text(body) or "(no details in the answer)"
-    retry_after, should_retry = retry_hints(headers)
-
-    def http_error(message: str, *, cls: type[ModelHTTPError] = ModelHTTPError) -> ModelError:
-        return cls(message, status=status, retry_after=retry_after, should_retry=should_retry)
-
-    if status in (401, 403):
-        return http_error(f"the endpoint refused the API key ({status}): {detail}")
-    if status == 404:
-        return http_error(f"model or URL not found (404): {detail}")
-    if status == 429:
-        wait = f" (retry after {retry_after:g} s)" if retry_after is not None else ""
-        return http_error(f"rate limited (429){wait}: {detail}", cls=RateLimitedError)
-    if status == 529 or error_type(body) == "overloaded_error":
-        return http_error(f"the endpoint is overloaded ({status}): {detail}")
-    if status in (400, 413) and _CONTEXT_OVERFLOW.search(detail):
-        return ContextOverflowError(f"the request is larger than the model's context ({status}): {detail}")
-    return http_error(f"the endpoint answered {status}: {detail}")
-
-
-def _body_text(body: object) -> str:
-    """One readable line from an error body: the JSON error's message, or an HTML page's text."""
-    if body is None:
-        return ""
-    if not isinstance(body, str):
-        return error_text(body)
-    if quoted := _QUOTED_MESSAGE.search(body):  # JSON cut short: its message is still readable
-        with contextlib.suppress(ValueError):
-            return one_line(json.loads(f'"{quoted.group(1)}"'))[:500]
-    text = re.sub(r"(?is)<(head|script|style)\b.*?</\1\s*>", " ", body)
-    text = html.unescape(re.sub(r"<[^>]*>", " ", text))
-    return one_line(text or body)[:200]
-
-
-def error_text(body: object) -> str:
-    """The message of an Anthropic error body (``{"type": "error", "error": {...}}``), on one line."""
-    error = body.get("error", body) if isinstance(body, dict) else body
-    if isinstance(error, dict):
-        message = error.get("message")
-        text = message if isinstance(message, str) and message else json.dumps(error)
-    else:
-        text = str(error)
-    return " ".join(text.split())[:500]
-
-
-def error_type(body: object) -> str | None:
-    error = body.get("error") if isinstance(body, dict) else None
-    kind = error.get("type") if isinstance(error, dict) else None
-    return kind if isinstance(kind, str) else None
 
 
 __all__ = ["AnthropicModel", "api_base_url"]
