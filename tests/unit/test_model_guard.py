@@ -27,7 +27,7 @@ from circle.domain.model import (
 from circle.domain.retry import TimeoutPolicy
 from circle.testing import FakeClock, RecordingSink, ScriptedModel, answer
 
-from ._harness import Harness
+from ._harness import WORKSPACE, Harness
 
 REQUEST = ModelRequest(model="m", system="", messages=(Message.user("hi"),))
 HANG = object()
@@ -334,7 +334,32 @@ def test_a_runtime_with_a_timeout_policy_guards_each_session_model() -> None:
 
     assert isinstance(guarded, GuardedModel)
     assert guarded.inner is harness.model
-    assert runtime.session_model() is not guarded  # rejected parameters are the session's own
+    assert runtime.session_model() is guarded  # one guard for the endpoint: all learn from each
+
+
+async def test_a_parameter_one_session_learned_is_left_out_of_another_sessions_requests() -> None:
+    rejected = ModelHTTPError("the endpoint answered 400", status=400, param="temperature")
+    flaky = Flaky([rejected], answer("one"), answer("two"))
+    harness = Harness()
+    harness.model = flaky  # type: ignore[assignment]
+    runtime = harness.runtime()
+    runtime.options = RuntimeOptions(workspace=WORKSPACE, model="scripted", timeouts=TimeoutPolicy())
+
+    await (await runtime.new_session()).prompt("hi")
+    await (await runtime.new_session()).prompt("hi again")
+
+    assert [r.drop_parameters for r in flaky.requests] == [frozenset(), {"temperature"}, {"temperature"}]
+
+
+async def test_what_one_model_refused_is_not_left_out_for_another() -> None:
+    rejected = ModelHTTPError("the endpoint answered 400", status=400, param="temperature")
+    flaky = Flaky([rejected], answer("one"), answer("two"))
+    model, _, _ = guard(flaky)
+
+    await events_of(model)
+    await events_of(model, dataclasses.replace(REQUEST, model="other"))
+
+    assert [r.drop_parameters for r in flaky.requests] == [frozenset(), {"temperature"}, frozenset()]
 
 
 def test_a_runtime_without_one_uses_the_model_as_it_is() -> None:

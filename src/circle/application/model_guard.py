@@ -14,8 +14,9 @@ streams from it as from any model. For each request it:
 - when events of a failed attempt had already been yielded, yields
   :class:`~circle.domain.model.StreamRestarted` before the new attempt's events, so whoever
   assembles the answer drops the partial one (nothing partial reaches history);
-- leaves a parameter the endpoint rejected out of every later request of the session, and
-  lowers an output limit it refused to the one it says it allows, for every later request too;
+- leaves a parameter the endpoint rejected out of every later request for that model, and
+  lowers an output limit it refused to the one it says it allows, for every later request too
+  (one guard serves an endpoint: every session, subagent and compaction learns from each);
 - on giving up, raises the last error with `` (gave up after N retries)`` (or when a spent quota
   resets) added to its message.
 
@@ -74,17 +75,16 @@ class GuardedModel:
     ) -> None:
         self.inner = inner
         self._clock: Clock = clock or _LoopClock()
-        self._timeouts = timeouts or TimeoutPolicy()
+        self.timeouts = timeouts or TimeoutPolicy()
         self._on_retry = on_retry
         self._jitter = jitter
         self._deadline = deadline
-        self._dropped: frozenset[str] = frozenset()
-        self._output_cap: int | None = None
+        self._learned: dict[str, _Learned] = {}
 
     @property
     def dropped_parameters(self) -> frozenset[str]:
-        """The parameters the endpoint rejected, left out of every request since."""
-        return self._dropped
+        """The parameters the endpoint rejected (for any model), left out of its requests since."""
+        return frozenset().union(*(learned.dropped for learned in self._learned.values()))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """The answer to ``request``, tried again as the retry policy allows.
@@ -96,31 +96,22 @@ class GuardedModel:
         while True:
             delivered = False
             try:
-                attempt = self._attempt(self._prepared(request), timeouts=ledger.retries("timeout"))
+                learned = self._learned.setdefault(request.model, _Learned())
+                attempt = self._attempt(learned.prepared(request), timeouts=ledger.retries("timeout"))
                 async with contextlib.aclosing(attempt) as events:
                     async for event in events:
                         delivered = delivered or not isinstance(event, ResponseStarted)
                         yield event
                 return
             except ModelError as error:
-                retry = self._decide(error, ledger)
+                retry = self._decide(error, ledger, learned)
                 ledger = ledger.after(retry, now=self._clock.monotonic())
+                learned.learn(retry)
                 await self._wait(retry, error)
             if delivered:
                 yield StreamRestarted()
 
-    def _prepared(self, request: ModelRequest) -> ModelRequest:
-        if cap := self._output_cap:
-            request = dataclasses.replace(
-                request,
-                output_limit=min(request.output_limit or cap, cap),
-                max_output_tokens=min(request.max_output_tokens, cap) if request.max_output_tokens else None,
-            )
-        if self._dropped <= request.drop_parameters:
-            return request
-        return dataclasses.replace(request, drop_parameters=request.drop_parameters | self._dropped)
-
-    def _decide(self, error: ModelError, ledger: RetryLedger) -> Retry:
+    def _decide(self, error: ModelError, ledger: RetryLedger, learned: _Learned) -> Retry:
         """The retry to make after ``error``; raises ``error`` (with why) when there is none."""
         decision = decide(
             classify(error),
@@ -128,8 +119,8 @@ class GuardedModel:
             now=self._clock.monotonic(),
             wall_time=self._clock.now(),
             jitter=self._jitter(),
-            dropped=self._dropped,
-            output_cap=self._output_cap,
+            dropped=learned.dropped,
+            output_cap=learned.output_cap,
         )
         if isinstance(decision, GiveUp):
             if decision.note:
@@ -139,10 +130,6 @@ class GuardedModel:
         return decision
 
     async def _wait(self, retry: Retry, error: ModelError) -> None:
-        if retry.parameter is not None:
-            self._dropped = self._dropped | {retry.parameter}
-        if retry.output_limit is not None:
-            self._output_cap = retry.output_limit
         log.info(
             "retrying a model request (%s %d/%d) in %s: %s",
             retry.kind,
@@ -166,8 +153,8 @@ class GuardedModel:
 
     async def _attempt(self, request: ModelRequest, *, timeouts: int) -> AsyncGenerator[ModelEvent]:
         """One try: the inner stream's events, each within its deadline."""
-        start = self._timeouts.first_event_deadline(timeouts)
-        stall = self._timeouts.stall_deadline(timeouts)
+        start = self.timeouts.first_event_deadline(timeouts)
+        stall = self.timeouts.stall_deadline(timeouts)
         events = aiter(self.inner.stream(request))
         started = False
         try:
@@ -196,6 +183,32 @@ class GuardedModel:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+@dataclasses.dataclass(slots=True)
+class _Learned:
+    """What the endpoint refused for one model: parameters to leave out, the output limit it allows."""
+
+    dropped: frozenset[str] = frozenset()
+    output_cap: int | None = None
+
+    def learn(self, retry: Retry) -> None:
+        if retry.parameter is not None:
+            self.dropped = self.dropped | {retry.parameter}
+        if retry.output_limit is not None:
+            self.output_cap = retry.output_limit
+
+    def prepared(self, request: ModelRequest) -> ModelRequest:
+        """``request`` without the refused parameters, its output limit at most the allowed one."""
+        if cap := self.output_cap:
+            request = dataclasses.replace(
+                request,
+                output_limit=min(request.output_limit or cap, cap),
+                max_output_tokens=min(request.max_output_tokens, cap) if request.max_output_tokens else None,
+            )
+        if self.dropped <= request.drop_parameters:
+            return request
+        return dataclasses.replace(request, drop_parameters=request.drop_parameters | self.dropped)
 
 
 class _LoopClock:

@@ -136,6 +136,7 @@ class Runtime:
         self.events = events or EventBus()
         self._heartbeat: asyncio.Task[None] | None = None
         self._sessions: list[AgentSession] = []
+        self._guarded: GuardedModel | None = None
 
     @property
     def sessions(self) -> list[AgentSession]:
@@ -402,15 +403,24 @@ class Runtime:
         )
 
     def session_model(self) -> ModelClient:
-        """The model a new session talks to: guarded when ``options.timeouts`` is set."""
+        """The model sessions talk to: guarded when ``options.timeouts`` is set, by one guard for
+        the endpoint, so what it refused once is learned by every session, subagent and compaction."""
         if self.options.timeouts is None:
             return self.ports.model
-        return GuardedModel(
-            self.ports.model,
-            clock=self.ports.clock,
-            timeouts=self.options.timeouts,
-            on_retry=self.events.emit,
-        )
+        guarded = self._guarded
+        if (
+            guarded is None
+            or guarded.inner is not self.ports.model
+            or guarded.timeouts != self.options.timeouts
+        ):
+            guarded = GuardedModel(
+                self.ports.model,
+                clock=self.ports.clock,
+                timeouts=self.options.timeouts,
+                on_retry=self.events.emit,
+            )
+            self._guarded = guarded
+        return guarded
 
     async def _hold(self, session_id: str) -> None:
         """Take the session's lease and keep it renewed while the runtime lives."""
