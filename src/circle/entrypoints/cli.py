@@ -19,6 +19,9 @@ def main(argv: list[str] | None = None) -> None:
     if args in (["--version"], ["-V"]):
         sys.stdout.write(f"circle {__version__}\n")
         return
+    from ._log_lines import install
+
+    install()  # a logged warning is one line on stderr, never a traceback
     if args and args[0] in SUBCOMMANDS:
         from ._commands import commands
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from circle.adapters._shared.disk_full import disk_full_message, is_disk_full
 from circle.adapters._shared.private_files import private_file, private_folder, tighten_file
 from circle.domain.errors import StorageError
 
@@ -31,6 +32,8 @@ PRAGMAS = (
 def storage_error(error: BaseException, path: Path, *, doing: str) -> StorageError:
     """The one-line StorageError for a SQLite or OS error met while ``doing``."""
     reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    if is_disk_full(error, path):
+        return StorageError(disk_full_message(path.parent, doing=f"{doing} its session store ({path.name})"))
     if isinstance(error, sqlite3.DatabaseError) and "not a database" in reason:
         return StorageError(f"cannot open the session store at {path}: {reason} (is it a Circle store?)")
     return StorageError(f"cannot {doing} the session store at {path}: {reason}")
