@@ -35,14 +35,19 @@ def private_file(path: Path) -> Path:
     """Create ``path`` empty if it is missing, 0600 from its first moment; tighten it if it exists.
 
     SQLite gives its ``-wal`` and ``-shm`` files the mode of the database file, so a store created
-    through here keeps all three private.
+    through here keeps all three private. An existing file is never opened, only changed in mode:
+    closing a descriptor of a database would drop the POSIX locks this process's SQLite
+    connections hold on it.
 
     Raises:
         OSError: the file cannot be created.
     """
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
-    os.close(fd)
-    _tighten(path, FILE_MODE)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        _tighten(path, FILE_MODE)
+    else:
+        os.close(fd)
     return path
 
 
