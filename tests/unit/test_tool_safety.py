@@ -153,6 +153,23 @@ async def test_a_command_naming_a_credential_file_is_refused_before_approval(com
     assert h.processes.calls == [] and approver.requests == []
 
 
+@pytest.mark.parametrize(
+    "command", ["git diff /dev/null linked.txt | rev", "git diff --no-index /dev/null sub/../linked.txt"]
+)
+async def test_a_command_naming_a_hard_link_to_a_credential_file_is_refused(command: str) -> None:
+    h = Harness()
+    h.files.put("/home/me/.ssh/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    h.files.hardlink(f"{WORKSPACE}/linked.txt", "/home/me/.ssh/id_rsa")
+    h.files.mkdir(f"{WORKSPACE}/sub")
+    approver = ScriptedApprover(allow={"execute"})
+    h.approver = approver
+    ctx = h.context()
+    ctx.home = "/home/me"
+    with pytest.raises(ToolError, match=f"linked.txt, which {REFUSED}"):
+        await run_in(ctx, "execute", command=command)
+    assert h.processes.calls == [] and approver.requests == []
+
+
 async def test_execute_output_is_masked_then_redacted() -> None:
     h = Harness()
     key = "sk-" + "A1b2" * 8

@@ -201,10 +201,11 @@ class ToolContext:
         return f"{resolved} (outside the workspace)"
 
     async def check_command(self, command: str, *, words: Sequence[Sequence[str]] | None = None) -> None:
-        """Refuse a command whose words name a credential file, as written or through a symlink.
+        """Refuse a command whose words name a credential file: as written, through a symlink, or
+        as a second name (a hard link) of one (:meth:`is_credential`).
 
         ``words`` are the parsed simple commands (from the classifier); without them the command is
-        split like a shell line.
+        split like a shell line. At most :data:`MAX_COMMAND_WORDS_RESOLVED` words are looked up.
         """
         parsed = command_words(command) if words is None else words
         words_flat = [word for simple in parsed for word in simple]
@@ -214,10 +215,16 @@ class ToolContext:
             w for w in words_flat if not w.startswith(("-", "~", "$")) and "=" not in w and w.strip("/.")
         ]
         for word in paths[:MAX_COMMAND_WORDS_RESOLVED]:
-            if "\x00" not in word and is_credential_path(
-                await self.files.resolve(join_in_workspace(self.workspace, word))
-            ):
+            if "\x00" not in word and await self._names_credential(word):
                 raise ToolError(f"the command names {word}, which {CREDENTIAL_REFUSAL}")
+
+    async def _names_credential(self, word: str) -> bool:
+        """Whether a command's word is a credential file; a word the file system cannot look up
+        (too long a name, a folder it may not enter) names no file the command could read."""
+        try:
+            return await self.is_credential(word)
+        except OSError:
+            return is_credential_path(join_in_workspace(self.workspace, word))
 
     async def approve(
         self,
