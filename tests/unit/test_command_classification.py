@@ -471,3 +471,35 @@ def test_only_a_saved_secrets_name_keeps_a_command_from_being_known_read_only() 
     assert kind("date +%Y%m%d") == "safe"
     assert kind("echo %TOKEN%") == "ask"
     assert classify("date +%Y%m%d").kind == "ask"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "test -v 'a[$(touch pwned)]'",
+        "[ -v 'a[$(cat ~/.ssh/id_rsa)]' ]",
+        "[[ 'a[$(touch pwned)]' -eq 1 ]]",
+        "printf -v 'a[$(rm -rf ~)]' %s 1",
+        "test -v \"a[`touch pwned`]\"",
+        "x='a[$(touch pwned)]'; [[ $x -eq 1 ]]",
+        "x='a[$(touch pwned)]'; test -v \"$x\"",
+        "x='a[$(touch pwned)]'; printf -v \"$x\" 1",
+        "[[ -v $x ]]",
+        "read 'a[$(touch pwned)]' <<< x",
+        "let 'a[$(touch pwned)]'",
+    ],
+)
+def test_text_bash_evaluates_as_a_name_or_number_is_never_known_read_only(command: str) -> None:
+    verdict = classify(command)
+    assert verdict.kind != "safe" and verdict.risky, verdict
+
+
+@pytest.mark.parametrize(
+    "command", ["[[ -f a ]] && echo y", "test -v HOME", "[[ $x == y ]]", 'printf "%s\\n" a b']
+)
+def test_tests_and_printf_without_evaluated_names_stay_known_read_only(command: str) -> None:
+    assert classify(command).kind == "safe"
+
+
+def test_printf_v_assigns_a_variable_so_it_is_not_known_read_only() -> None:
+    assert classify("printf -v HOME %s /x; git diff").kind == "ask"

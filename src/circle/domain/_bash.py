@@ -133,6 +133,8 @@ class Compound:
     name: str = ""
     words: tuple[Word, ...] = ()
     redirects: tuple[Redirect, ...] = ()
+    source: str = ""
+    """The source text of a ``[[ … ]]`` test (its operands are not parsed further)."""
 
 
 Stage = Command | Compound
@@ -354,7 +356,8 @@ class _Reader:
         elif kind == "compound_statement" and node.children and node.children[0].type == "((":
             kind = "arithmetic"
         self.collect(node, depth + 1, pipelines, words)
-        return Compound(kind, Script(tuple(pipelines)), name, tuple(words))
+        source = _text(node) if kind == "test_command" else ""
+        return Compound(kind, Script(tuple(pipelines)), name, tuple(words), source=source)
 
     def collect(
         self, node: tree_sitter.Node, depth: int, pipelines: list[Pipeline], words: list[Word]

@@ -128,6 +128,9 @@ def classify_command(
         return CommandVerdict("refuse", "the command is too long to check")
     if any(secret_names is None or m.group(1) in secret_names for m in _SECRET.finditer(command)):
         walk.ask("it uses a saved secret, whose value Circle fills in as it runs")
+    if _SUBSCRIPT_CODE.search(command):
+        walk.ask(_EVALUATED)
+        walk.risk(_EVALUATED)
     if "\x00" in command:
         walk.ask("the command contains a NUL byte")
         command = command.replace("\x00", "")
@@ -149,6 +152,15 @@ def _set(text: str) -> frozenset[str]:
 
 
 _SECRET = re.compile(r"%([A-Za-z_][A-Za-z0-9_]*)%")
+_SUBSCRIPT_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*(?:\$\((?!\()|`)")
+"""An array subscript holding a command substitution (``a[$(cmd)]``): bash runs it wherever it
+evaluates the text as a name or a number (``test -v``, ``printf -v``, ``read``, ``declare``, ``let``,
+``[[ … -eq … ]]``, ``$(( ))``), even from a quoted literal."""
+_EVALUATED = "it holds an array subscript with a command in it, which bash runs where it evaluates a name"
+_ARITHMETIC_TEST = re.compile(r"\s-(?:eq|ne|lt|le|gt|ge|v)\s|^\[\[\s+-v\s")
+_DECLARERS = frozenset({"declare", "typeset", "local", "readonly"})
+_NAME_TAKERS = frozenset({"test", "[", "printf", "read", "let", "unset", "getopts", "mapfile", "readarray"})
+_NAME_TAKERS |= _DECLARERS | {"wait"}
 
 
 # --- Always refused -------------------------------------------------------------------------
@@ -635,7 +647,7 @@ def _protected(text: str) -> str:
         if named(part, ".git") and following is None:
             return ".git"
         if named(part, ".git") and following is not None:
-            inside = next((n for n in ("hooks", "config") if named(following, n)), "")
+            inside = next((n for n in ("hooks", "config", "info") if named(following, n)), "")
             if inside:
                 return f".git/{inside}"
     return ""
@@ -742,6 +754,10 @@ class _Walk:
             self.refuse("a fork bomb is always refused")
         if kind == "function_definition":
             _danger.define(self, compound)
+        if kind == "test_command" and "$" in compound.source and _ARITHMETIC_TEST.search(compound.source):
+            reason = "a [[ … ]] that evaluates an expanded value as a name or number can run a command"
+            self.ask(reason)
+            self.risk(reason)
         if kind in ("subshell", "compound_statement", "test_command"):
             self.script(compound.body, scope.copy() if kind == "subshell" else scope, depth + 1)
         else:
@@ -832,6 +848,8 @@ class _Walk:
             return
         name = words[0].text
         program = _program(name)
+        if program in _NAME_TAKERS:
+            self.names(program, words[1:])
         rule = _REFUSED.get(program)
         self.refuse(rule(self.place(scope), words[1:]) if rule else "")
         if program in _RUNS_CODE and any(_fetches(s.script) for w in words[1:] for s in w.substitutions):
@@ -879,6 +897,22 @@ class _Walk:
             return ""
         self.writes.append(PathAccess(found[0], found[1], tree))
         return always_ask_place(found[0], home=self.home, data_dir=self.data_dir, recursive=tree)
+
+    def names(self, program: str, args: Sequence[Word]) -> None:
+        """``test -v NAME``, ``printf -v NAME``, ``read NAME`` …: bash evaluates a name given by an
+        expansion (its subscript can run a command), and ``printf -v`` assigns a shell variable."""
+        texts = [w.text for w in args]
+        if program == "printf" and any(t == "-v" or (t.startswith("-v") and len(t) > 2) for t in texts):
+            self.ask("printf -v assigns a shell variable")
+        takes = program not in ("test", "[", "printf") or "-v" in texts
+        if program in _DECLARERS:  # ``NAME=value``: only an expanded name is evaluated
+            expanded = any(w.parts and w.parts[0].kind != "text" for w in args)
+        else:
+            expanded = not all(w.literal for w in args)
+        if takes and expanded:
+            reason = f"{program} evaluates an expanded name, which can run a command"
+            self.ask(reason)
+            self.risk(reason)
 
     def shell(self, words: Sequence[Word], scope: _Scope, depth: int) -> None:
         """``bash -c 'script'`` is as safe as its script; any other shell use asks."""
