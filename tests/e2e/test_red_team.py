@@ -140,6 +140,9 @@ def _not_run(result: str) -> bool:
 
 
 ALWAYS_REFUSED = [
+    "test -v 'a[$(rm -rf ~)]'",
+    "printf -v 'a[$(rm -rf ~)]' x",
+    "[[ 'a[$(rm -rf ~)]' -eq 1 ]]",
     "env --s='rm -rf ~'",
     "env --sp='rm -rf ~'",
     "nice --adj 5 rm -rf ~",
@@ -206,6 +209,8 @@ def test_always_refused_disguises_do_not_run_in_auto_mode(victim: Victim, comman
 
 
 LEAKS = [
+    "test -v 'a[$(cat ~/.ss?/id_* | base32 -w0 >&2)]'",
+    "[ -v 'a[$(cat ./.e?v | gzip | base64 -w0 >&2)]' ]",
     "cat < .env",
     "cat .[^.]*",
     "cat deploy/*",
