@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -25,11 +26,17 @@ def circle_command() -> str:
 
 @dataclass
 class Circle:
-    """Runs `circle` with a data folder and endpoint of its own."""
+    """Runs `circle` with a data folder and endpoint of its own, in a workspace it trusts (as
+    `circle trust` would) unless ``trusted`` is False: every session runs in a trusted folder."""
 
     home: Path
     workspace: Path
     gateway: ScriptedGateway
+    trusted: bool = True
+
+    def __post_init__(self) -> None:
+        if self.trusted:
+            trust(self.home, self.workspace)
 
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CIRCLE_", "OPENAI_", "ANTHROPIC_"))}
@@ -68,6 +75,20 @@ class Circle:
         )
 
 
+def trust(home: Path, folder: Path) -> None:
+    """Trust ``folder`` in the data folder ``home``, through the store `circle trust` writes."""
+    from circle.adapters.storage.sqlite_store import SqliteTrustList
+
+    async def go() -> None:
+        trusted = SqliteTrustList(home / "circle.sqlite")
+        try:
+            await trusted.trust(str(folder))
+        finally:
+            await trusted.aclose()
+
+    asyncio.run(go())
+
+
 @pytest.fixture
 def gateway() -> Iterator[ScriptedGateway]:
     with ScriptedGateway() as gw:
@@ -79,3 +100,11 @@ def cli(tmp_path: Path, gateway: ScriptedGateway) -> Circle:
     workspace = tmp_path / "work"
     workspace.mkdir()
     return Circle(home=tmp_path / "home", workspace=workspace, gateway=gateway)
+
+
+@pytest.fixture
+def untrusted(tmp_path: Path, gateway: ScriptedGateway) -> Circle:
+    """Like ``cli``, in a workspace not trusted yet."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    return Circle(home=tmp_path / "home", workspace=workspace, gateway=gateway, trusted=False)

@@ -62,10 +62,12 @@ def test_no_model(cli: Circle) -> None:
     assert "no model chosen" in _one_clean_line(done.stderr)
 
 
-def test_untrusted_folder_is_refused_without_yolo(cli: Circle) -> None:
-    done = cli.run("-p", "hello")
-    assert done.returncode == 1
-    assert "not trusted" in _one_clean_line(done.stderr)
+def test_untrusted_folder_is_refused_with_or_without_yolo(untrusted: Circle) -> None:
+    cli = untrusted
+    for flags in ((), ("--yolo",)):
+        done = cli.run("-p", *flags, "hello")
+        assert done.returncode == 1
+        assert "not trusted" in _one_clean_line(done.stderr) and "--yolo" not in done.stderr
     assert cli.run("trust", str(cli.workspace)).returncode == 0
     cli.gateway.enqueue(chat_text("hi"))
     assert cli.run("-p", "hello").returncode == 0

@@ -45,7 +45,8 @@ def test_quit_ends_the_session_and_leaves_later_lines_unread(cli: Circle) -> Non
     assert len([r for r in cli.gateway.requests if r.method == "POST"]) == 1
 
 
-def test_an_untrusted_folder_asks_once_and_remembers(cli: Circle) -> None:
+def test_an_untrusted_folder_asks_once_and_remembers(untrusted: Circle) -> None:
+    cli = untrusted
     cli.gateway.enqueue(chat_text("Trusted now."), chat_text("Still trusted."))
     first = cli.run("--line", stdin="y\nhello\n")
     assert first.returncode == 0, first.stderr
@@ -57,14 +58,16 @@ def test_an_untrusted_folder_asks_once_and_remembers(cli: Circle) -> None:
     assert "not trusted" not in second.stderr
 
 
-def test_declining_trust_refuses_naming_circle_trust(cli: Circle) -> None:
+def test_declining_trust_refuses_naming_circle_trust(untrusted: Circle) -> None:
+    cli = untrusted
     done = cli.run("--line", stdin="n\nhello\n")
     assert done.returncode == 1
     assert f"run `circle trust {cli.workspace}` first" in done.stderr
     assert not [r for r in cli.gateway.requests if r.method == "POST"]
 
 
-def test_first_run_asks_for_the_endpoint_line_by_line_and_saves_it(cli: Circle) -> None:
+def test_first_run_asks_for_the_endpoint_line_by_line_and_saves_it(untrusted: Circle) -> None:
+    cli = untrusted
     env = cli.env()
     for name in ("CIRCLE_BASE_URL", "CIRCLE_API_KEY", "CIRCLE_MODEL"):
         env.pop(name)
@@ -208,7 +211,8 @@ def test_at_a_terminal_a_padded_command_is_shown_whole_and_its_first_line_is_nex
     assert not (cli.workspace / "first").exists()
 
 
-def test_at_a_terminal_setup_reads_the_key_without_echo(cli: Circle) -> None:
+def test_at_a_terminal_setup_reads_the_key_without_echo(untrusted: Circle) -> None:
+    cli = untrusted
     env = cli.env()
     for name in ("CIRCLE_BASE_URL", "CIRCLE_API_KEY", "CIRCLE_MODEL"):
         env.pop(name)

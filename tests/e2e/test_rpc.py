@@ -455,8 +455,8 @@ def test_a_question_comes_back_to_the_model_as_text(cli: Circle, rpc: RpcProcess
     rpc.close()
 
 
-def test_an_untrusted_folder_is_refused_naming_circle_trust(cli: Circle) -> None:
-    rpc = RpcProcess(cli)
+def test_an_untrusted_folder_is_refused_naming_circle_trust(untrusted: Circle) -> None:
+    rpc = RpcProcess(untrusted, "--yolo")
     try:
         code = rpc.proc.wait(timeout=20)
     finally:

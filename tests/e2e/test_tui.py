@@ -73,7 +73,8 @@ def terminal() -> Iterator[Terminal]:
     term.close()
 
 
-def test_a_turn_with_an_approved_command_in_the_terminal(cli: Circle, terminal: Terminal) -> None:
+def test_a_turn_with_an_approved_command_in_the_terminal(untrusted: Circle, terminal: Terminal) -> None:
+    cli = untrusted
     cli.home.mkdir(parents=True, exist_ok=True)
     prices = {"input": 1000, "output": 2000}
     (cli.home / "settings.json").write_text(json.dumps({"models": {"test-model": {"prices": prices}}}))

@@ -95,12 +95,16 @@ async def test_not_trusting_leaves(make_app: Callable[..., CircleApp], backend: 
     assert backend.runtime is None, "nothing was built"
 
 
-async def test_yolo_does_not_ask(make_app: Callable[..., CircleApp], backend: FakeBackend) -> None:
+async def test_yolo_still_asks_to_trust_the_folder(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
     backend.trust_list.folders.clear()
     app = make_app(yolo=True)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-    assert backend.trust_list.folders == {}
+        await until(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.press("down", "down", "enter")
+        await until(pilot, lambda: not app.is_running)
+    assert app.return_code == 1 and backend.runtime is None, "nothing was built"
 
 
 async def test_an_initial_message_is_sent_at_start(

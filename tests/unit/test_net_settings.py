@@ -10,10 +10,10 @@ from circle.domain.settings import Endpoint, NetFile, merge_files, parse_setting
 from circle.entrypoints.container import Config, Container
 
 
-def test_net_is_read_and_a_project_overrides_it_key_by_key() -> None:
+def test_net_is_read_and_only_the_persons_counts() -> None:
     base = parse_settings_file({"net": {"proxy": "http://proxy:3128", "ca_file": "/ca.pem"}}, source="a")
     merged = merge_files(base, parse_settings_file({"net": {"ca_file": "/other.pem"}}, source="b"))
-    assert merged.net == NetFile(proxy="http://proxy:3128", ca_file="/other.pem")
+    assert merged.net == NetFile(proxy="http://proxy:3128", ca_file="/ca.pem")
     assert parse_settings_file({}, source="c").net == NetFile()
 
 

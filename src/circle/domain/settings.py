@@ -132,17 +132,66 @@ def _unknown_in(data: dict[object, object], shape: type[BaseModel], *, prefix: s
     return lines
 
 
+PERSON_ONLY: frozenset[str] = frozenset({"endpoint", "approval_mode", "sandbox", "sandbox_network", "net"})
+"""Keys only the person's settings.json sets. A project's would weaken safety (the approval mode,
+the sandbox and its network) or redirect credentials (the endpoint and its key variable, the web
+tools' proxy and certificate authorities), so a trusted project's file is not read for them. Hooks
+are hooks.json's, approved apart."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsLayers:
+    """The settings in effect, and where each came from.
+
+    Attributes:
+        settings: The person's settings.json with a trusted project's .circle/settings.json over it.
+        sources: Each top-level key a file set, and that file (both, for ``models`` from both).
+        ignored: A line for each key the project set that it may not (:data:`PERSON_ONLY`, or a
+            higher budget), saying why.
+    """
+
+    settings: SettingsFile
+    sources: Mapping[str, str]
+    ignored: tuple[str, ...] = ()
+
+
+def layer_settings(
+    person: SettingsFile,
+    project: SettingsFile | None = None,
+    *,
+    person_source: str = "settings.json",
+    project_source: str = ".circle/settings.json",
+) -> SettingsLayers:
+    """A trusted project's settings over the person's, key by key, except :data:`PERSON_ONLY`;
+    ``models`` merge model by model; a project's ``budget_usd`` may lower the person's, not raise it."""
+    sources = {key: person_source for key in person.model_fields_set}
+    if project is None:
+        return SettingsLayers(person, sources)
+    said = project.model_fields_set
+    ignored = [
+        f"{project_source}: {key} is left out (only your settings.json sets it)"
+        for key in sorted(said & PERSON_ONLY)
+    ]
+    update: dict[str, object] = {}
+    for key in sorted(said - PERSON_ONLY - {"models", "budget_usd"}):
+        update[key] = getattr(project, key)
+        sources[key] = project_source
+    if "models" in said:
+        update["models"] = {**person.models, **project.models}
+        both = "models" in person.model_fields_set
+        sources["models"] = f"{project_source} over {person_source}" if both else project_source
+    if "budget_usd" in said and project.budget_usd is not None:
+        if person.budget_usd is None or project.budget_usd <= person.budget_usd:
+            update["budget_usd"] = project.budget_usd
+            sources["budget_usd"] = project_source
+        else:
+            ignored.append(f"{project_source}: budget_usd is left out (a project may lower it, not raise it)")
+    return SettingsLayers(person.model_copy(update=update), sources, tuple(ignored))
+
+
 def merge_files(base: SettingsFile, override: SettingsFile) -> SettingsFile:
-    """``override`` wins key by key (a trusted project's file over the data folder's)."""
-    endpoint = base.endpoint.model_copy(update=override.endpoint.model_dump(exclude_none=True))
-    top = override.model_dump(exclude_none=True, exclude={"endpoint", "models", "net", "compaction"})
-    models = {**base.models, **override.models}
-    net = base.net.model_copy(update=override.net.model_dump(exclude_none=True))
-    said = override.model_fields_set
-    compaction = override.compaction if "compaction" in said else base.compaction
-    return base.model_copy(
-        update={**top, "endpoint": endpoint, "models": models, "net": net, "compaction": compaction}
-    )
+    """``override`` (a trusted project's file) over ``base`` (the person's), as :func:`layer_settings`."""
+    return layer_settings(base, override).settings
 
 
 def resolve_endpoint(
@@ -212,11 +261,14 @@ def with_model(endpoint: Endpoint, model: str) -> Endpoint:
 
 __all__ = [
     "DEFAULT_BASE_URL",
+    "PERSON_ONLY",
     "PROTOCOLS",
     "Endpoint",
     "NetFile",
     "Protocol",
     "SettingsFile",
+    "SettingsLayers",
+    "layer_settings",
     "merge_files",
     "parse_settings_file",
     "resolve_endpoint",

@@ -1,4 +1,5 @@
-"""Subcommands: `circle trust`, `circle sessions`, `circle models`, `circle export` and `circle import`."""
+"""Subcommands: `circle trust`, `circle settings`, `circle sessions`, `circle models`, `circle export`
+and `circle import`."""
 
 from __future__ import annotations
 
@@ -56,18 +57,42 @@ def trust(folder: Annotated[Path, typer.Argument(help="The folder to trust.")] =
 
 
 @commands.command()
+def settings(
+    folder: Annotated[Path, typer.Argument(help="The folder whose settings to show.")] = Path("."),
+) -> None:
+    """Show the settings in effect in FOLDER, each with the file it came from."""
+    import sys
+
+    from ._settings_view import show_settings
+
+    resolved = folder.resolve()
+    if not resolved.is_dir():
+        raise typer.BadParameter(f"{folder} is not a folder")
+    raise typer.Exit(guard(lambda: _run(lambda: show_settings(resolved, out=sys.stdout))))
+
+
+@commands.command()
 def sessions(
     args: Annotated[
         list[str] | None,
-        typer.Argument(metavar="[FOLDER] | delete ID | show ID", help="Only this folder's sessions."),
+        typer.Argument(
+            metavar="[FOLDER] | delete ID | show ID | label ID[:CHECKPOINT] NAME",
+            help="Only this folder's sessions.",
+        ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
 ) -> None:
-    """List sessions, newest first; `delete ID` deletes one (it asks), `show ID` prints its tree."""
+    """List sessions, newest first; `delete ID` deletes one (it asks), `show ID` prints its tree,
+    `label ID[:CHECKPOINT] NAME` names a checkpoint (by default where the session goes on)."""
     from . import _sessions
 
     words = list(args or [])
+    if words and words[0] == "label":
+        if len(words) != 3:
+            raise typer.BadParameter("`circle sessions label ID[:CHECKPOINT] NAME` takes a target and a name")
+        _, target, text = words
+        raise typer.Exit(guard(lambda: _run(lambda: _sessions.label(_store_path(), target, text))))
     if words and words[0] in ("delete", "show"):
         if len(words) != 2:
             raise typer.BadParameter(f"`circle sessions {words[0]} ID` takes one session id")
@@ -79,7 +104,7 @@ def sessions(
         )
         raise typer.Exit(guard(lambda: _run(act)))
     if len(words) > 1:
-        raise typer.BadParameter("give one FOLDER, or `delete ID`, or `show ID`")
+        raise typer.BadParameter("give one FOLDER, or `delete ID`, `show ID` or `label ID[:CHECKPOINT] NAME`")
     folder = Path(words[0]) if words else None
 
     async def go() -> int:

@@ -41,6 +41,7 @@ from circle.domain.retry import TimeoutPolicy
 from circle.domain.sandbox import SandboxPolicy, parse_sandbox, sandbox_policy
 from circle.domain.settings import Endpoint, NetFile, SettingsFile
 
+STORE_FILE = "circle.sqlite"
 ADAPTERS: dict[str, str] = {
     "store.sqlite": "circle.adapters.storage.sqlite_store:SqliteSessionStore",
     "trust.sqlite": "circle.adapters.storage.sqlite_store:SqliteTrustList",
@@ -96,10 +97,12 @@ class Config:
     approval_mode: ApprovalMode = "default"
     net: NetFile = field(default_factory=NetFile)
     """settings.json's ``net``: the web tools' proxy and certificate authorities."""
+    notices: tuple[str, ...] = ()
+    """Lines to show the person as the session starts (project settings left out)."""
 
     @property
     def store_path(self) -> Path:
-        return self.data_dir / "circle.sqlite"
+        return self.data_dir / STORE_FILE
 
     @property
     def blobs_path(self) -> Path:
@@ -222,6 +225,12 @@ def sandbox_problem(config: Config) -> str | None:
 
 def trust_list(container: Container) -> TrustList:
     return cast(TrustList, container.trust())
+
+
+def trust_list_at(data_dir: Path) -> TrustList:
+    """The trust list in the data folder's store, before any container is made (trust comes
+    first: it decides which settings are read)."""
+    return cast(TrustList, make("trust.sqlite", data_dir / STORE_FILE))
 
 
 def store(container: Container) -> SessionStore:

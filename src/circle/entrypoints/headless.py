@@ -18,12 +18,13 @@ from circle.adapters._shared.settings_files import (
     load_hooks,
     load_rule_layers,
     load_secrets,
-    load_settings,
+    load_settings_layers,
 )
 from circle.application.approvals import ApprovalMode, ApprovalPolicy, parse_mode
 from circle.application.context.system_prompt import PromptOptions
 from circle.application.events import AgentEvent, BudgetWarned, RetryScheduled, TurnEnded
 from circle.application.ports.approver import Approver
+from circle.application.ports.session_store import TrustList
 from circle.application.runtime import Runtime, RuntimeOptions
 from circle.application.session import AgentSession
 from circle.domain.budget import CompactionSettings
@@ -34,7 +35,15 @@ from circle.domain.settings import resolve_endpoint
 from circle.domain.thinking import ThinkingLevel, parse_level
 
 from ._options import RunOptions
-from .container import Config, Container, build_runtime, sandbox_from, sandbox_problem, trust_list
+from .container import (
+    Config,
+    Container,
+    build_runtime,
+    sandbox_from,
+    sandbox_problem,
+    trust_list,
+    trust_list_at,
+)
 from .discovery import settle_protocol
 from .event_codec import dumps, event_json
 
@@ -76,9 +85,17 @@ class Notices:
             self.err.flush()
 
 
-async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
+async def make_config(opts: RunOptions, env: dict[str, str], *, project_trusted: bool = False) -> Config:
+    """What ``opts`` and the environment decide over the settings: the person's settings.json and,
+    with ``project_trusted``, the project's .circle/settings.json over it key by key (not for what
+    only the person sets: :data:`~circle.domain.settings.PERSON_ONLY`).
+
+    Raises:
+        ConfigError: with the one line to show.
+    """
     data = _private_data_dir(env)
-    settings = load_settings(data, opts.workspace, project_trusted=False)
+    layers = load_settings_layers(data, opts.workspace, project_trusted=project_trusted)
+    settings = layers.settings
     credentials = load_credentials(data)
     endpoint = resolve_endpoint(settings, env, credentials, model_override=opts.model)
     endpoint = await settle_protocol(endpoint, data)
@@ -122,6 +139,7 @@ async def make_config(opts: RunOptions, env: dict[str, str]) -> Config:
         model_overrides=settings.models,
         net=settings.net,
         approval_mode=_approval_mode(opts, settings.approval_mode),
+        notices=layers.ignored,
     )
 
 
@@ -154,7 +172,12 @@ def _thinking(text: str | None) -> ThinkingLevel | None:
 
 async def is_trusted(container: Container, folder: Path, *, ask: TrustQuestion | None = None) -> bool:
     """Whether ``folder`` is trusted; when it is not and ``ask`` says yes, it is from now on."""
-    trusted = trust_list(container)
+    return await settle_trust(trust_list(container), folder, ask=ask)
+
+
+async def settle_trust(trusted: TrustList, folder: Path, *, ask: TrustQuestion | None = None) -> bool:
+    """Whether ``folder`` is trusted in ``trusted`` (closed after); when it is not and ``ask`` says
+    yes, it is from now on."""
     try:
         if await trusted.is_trusted(str(folder)):
             return True
@@ -178,10 +201,31 @@ async def _pick_session(runtime: Runtime, opts: RunOptions) -> AgentSession:
         source, _, at = opts.fork.partition(":")
         return await runtime.fork_session(source, at_checkpoint=at or None, new_session_id=opts.session_id)
     if opts.session:
-        return await runtime.open_session(opts.session)
+        session_id, _, at = opts.session.partition(":")
+        return await runtime.open_session(session_id, at_checkpoint=at or None)
     if opts.continue_last:
         return await runtime.continue_session()
     return await runtime.new_session(session_id=opts.session_id, title=opts.message[:80] or None)
+
+
+async def in_sessions_folder(opts: RunOptions, env: Mapping[str, str], err: TextIO) -> RunOptions:
+    """``opts`` in the folder of the session ``--session`` opens, when that is another one (and
+    still there): a session works in its own folder, and says so."""
+    path = data_dir(env) / "circle.sqlite"
+    if not opts.session or not path.exists():
+        return opts
+    from circle.adapters.storage.sqlite_store import SqliteSessionStore
+
+    session_id = opts.session.partition(":")[0]
+    store = SqliteSessionStore(path)
+    try:
+        info = await store.get_session(session_id)
+    finally:
+        await store.aclose()
+    if info is None or Path(info.workspace) == Path(opts.workspace) or not Path(info.workspace).is_dir():
+        return opts
+    err.write(f"circle: session {session_id} works in {info.workspace}, its own folder\n")
+    return replace(opts, workspace=Path(info.workspace))
 
 
 async def prepare(
@@ -192,19 +236,26 @@ async def prepare(
     ask_trust: TrustQuestion | None = None,
     person: Approver | None = None,
 ) -> tuple[Runtime, Config]:
-    """The configured runtime for ``opts``: endpoint, trust (refused, or asked with ``ask_trust``),
+    """The configured runtime for ``opts``: trust (refused, or asked with ``ask_trust``; in every
+    approval mode, ``--yolo`` too), endpoint and settings (a trusted project's over the person's),
     approval rules (``person`` answers what asks; None: it is not run), and hooks.
 
     Raises CircleError with the one line to show.
     """
-    container = container or Container(config=await make_config(opts, dict(os.environ)))
-    config: Config = container.config()
-    trusted = await is_trusted(container, opts.workspace, ask=None if opts.yolo else ask_trust)
-    if not opts.yolo and not trusted:
+    if container is None:
+        env = dict(os.environ)
+        opts = await in_sessions_folder(opts, env, err)
+        trusted = await settle_trust(trust_list_at(_private_data_dir(env)), opts.workspace, ask=ask_trust)
+        if trusted:
+            container = Container(config=await make_config(opts, env, project_trusted=True))
+    else:
+        trusted = await is_trusted(container, opts.workspace, ask=ask_trust)
+    if not trusted or container is None:
         raise UntrustedFolderError(
-            f"{opts.workspace} is not trusted: run `circle trust {opts.workspace}` first, or pass --yolo"
+            f"{opts.workspace} is not trusted: run `circle trust {opts.workspace}` first"
         )
-    runtime, _, unapproved = assemble(container, trusted=trusted, person=person)
+    config: Config = container.config()
+    runtime, _, unapproved = assemble(container, trusted=True, person=person)
     for notice in unapproved:
         err.write(f"circle: {notice}\n")
     return runtime, config
@@ -215,7 +266,8 @@ def assemble(
 ) -> tuple[Runtime, ApprovalPolicy, list[str]]:
     """The runtime once the folder's trust is settled: the approval policy (``person`` answers what
     asks; None: it is not run) over the person's rules and a trusted project's, and the hooks.
-    Returns the runtime, its policy, and a line for each project hooks file left unapproved.
+    Returns the runtime, its policy, and a line for each project hooks file left unapproved and
+    each project setting left out.
 
     Raises ConfigError when commands cannot be sandboxed as configured.
     """
@@ -229,7 +281,7 @@ def assemble(
     unapproved = [
         f"{path} is new or changed and was not run; review it, then `circle trust` approves it"
         for path in config.options.hooks.unapproved
-    ]
+    ] + list(config.notices)
     return build_runtime(container), policy, unapproved
 
 

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from circle.adapters._shared.private_files import private_folder
@@ -13,7 +14,13 @@ from circle.domain.approval_rules import Rule, RuleLayer, parse_rules
 from circle.domain.errors import ConfigError
 from circle.domain.hooks import HookConfig, ProjectHooksState, parse_hooks
 from circle.domain.secrets import SECRET_NAME
-from circle.domain.settings import SettingsFile, merge_files, parse_settings_file
+from circle.domain.settings import (
+    SettingsFile,
+    SettingsLayers,
+    layer_settings,
+    parse_settings_file,
+    unknown_keys,
+)
 
 HOOKS_APPROVED = "hooks_approved.json"
 
@@ -37,16 +44,32 @@ def _read_json(path: Path) -> object:
 def load_settings(
     data: Path, workspace: Path | None = None, *, project_trusted: bool = False
 ) -> SettingsFile:
-    """The data folder's settings.json, with a trusted project's .circle/settings.json over it."""
+    """The data folder's settings.json, with a trusted project's .circle/settings.json over it
+    (key by key, the person's alone for what :data:`~circle.domain.settings.PERSON_ONLY` names)."""
+    return load_settings_layers(data, workspace, project_trusted=project_trusted).settings
+
+
+def load_settings_layers(
+    data: Path, workspace: Path | None = None, *, project_trusted: bool = False
+) -> SettingsLayers:
+    """As :func:`load_settings`, with the file each value came from and what the project may not set.
+
+    Raises:
+        ConfigError: a settings file cannot be read, is not JSON, or does not have the settings' shape.
+    """
     path = data / "settings.json"
-    raw = _read_json(path)
-    settings = parse_settings_file(raw or {}, source=str(path))
-    if workspace is not None and project_trusted:
-        project_path = workspace / ".circle" / "settings.json"
+    person_raw = _read_json(path) or {}
+    person = parse_settings_file(person_raw, source=str(path))
+    unknown = unknown_keys(person_raw, source=str(path))
+    project = None
+    project_path = workspace / ".circle" / "settings.json" if workspace is not None else None
+    if project_path is not None and project_trusted:
         project_raw = _read_json(project_path)
         if project_raw is not None:
-            settings = merge_files(settings, parse_settings_file(project_raw, source=str(project_path)))
-    return settings
+            project = parse_settings_file(project_raw, source=str(project_path))
+            unknown += unknown_keys(project_raw, source=str(project_path))
+    layers = layer_settings(person, project, person_source=str(path), project_source=str(project_path or ""))
+    return replace(layers, ignored=(*unknown, *layers.ignored)) if unknown else layers
 
 
 def load_approval_rules(path: Path) -> list[Rule]:

@@ -112,6 +112,9 @@ class LiveBackend:
             await trusted.aclose()
 
     async def build(self, *, person: Approver, asker: Asker, trusted: bool) -> Built:
+        if trusted:  # settled now: the project's settings count too
+            config = await make_config(self.opts, self.env, project_trusted=True)
+            self._container = Container(config=config)
         container = await self._get_container()
         runtime, policy, notices = assemble(container, trusted=trusted, person=person)
         runtime.ports.asker = asker

@@ -127,7 +127,7 @@ class CircleApp(App[int]):
             self.fail("no endpoint was set up")
             return
         trusted = await self.backend.is_trusted()
-        if not trusted and not self.opts.yolo:
+        if not trusted:  # in every approval mode: --yolo changes what asks, not where Circle works
             answer = await self.push_screen_wait(TrustScreen(self.backend.workspace))
             if answer == "no":
                 self.fail(f"{self.backend.workspace} is not trusted")
