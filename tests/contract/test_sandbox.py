@@ -472,6 +472,45 @@ async def test_always_ask_places_cannot_be_changed_but_the_workspace_can(place: 
     assert (place.workspace / ".git").is_dir() and (place.workspace / "vendor/lib/.git").is_dir()
 
 
+@pytest.mark.parametrize("mode", ["workspace-write", "read-only"])
+async def test_hard_links_to_credential_files_are_hidden_as_the_files(
+    place: Place, mode: SandboxMode
+) -> None:
+    root = place.workspace.parent
+    links = {
+        "work/docs/key.txt": "home/.ssh/id_rsa",
+        "work/docs/hosts.txt": "home/.netrc",
+        "work/data.json": "data/credentials.json",
+        "work/sub/copy.ini": "work/.env",
+        "elsewhere/plain.txt": "home/.aws/credentials",
+    }
+    for link, target in links.items():
+        (root / link).parent.mkdir(parents=True, exist_ok=True)
+        os.link(root / target, root / link)
+    (place.workspace / "docs" / "seen.txt").symlink_to(root / "elsewhere" / "plain.txt")
+    (place.workspace / "docs" / "own.txt").write_text("plain text\n")
+    os.link(place.workspace / "docs" / "own.txt", place.workspace / "docs" / "own-too.txt")
+    hidden = set(find_mounts(resolved(place.policy(mode)), env=place.env).hidden_files)
+    real = root.resolve()
+    expected = {str(real / link) for link in links}
+    assert expected <= hidden, expected - hidden
+    assert str(real / "work/docs/own-too.txt") not in hidden, "a file's own second name stays"
+    result = await place.run("cat docs/key.txt docs/hosts.txt data.json sub/copy.ini docs/seen.txt", mode)
+    assert "SECRET" not in result.output and result.exit_code == 0, result.output
+    own = await place.run("cat docs/own-too.txt", mode)
+    assert own.output == "plain text\n"
+
+
+async def test_git_info_is_read_only_in_workspace_write(place: Place) -> None:
+    info = place.workspace / ".git" / "info"
+    info.mkdir()
+    (info / "exclude").write_text("")
+    assert str(info.resolve()) in find_mounts(resolved(place.policy()), env=place.env).read_only
+    result = await place.run("echo '* filter=x' > .git/info/attributes; echo x >> .git/info/exclude")
+    assert "Read-only file system" in result.output, result.output
+    assert sorted(p.name for p in info.iterdir()) == ["exclude"] and (info / "exclude").read_text() == ""
+
+
 def test_a_workspace_too_large_to_scan_is_refused(place: Place, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(local_sandbox, "SCAN_LIMIT", 5)
     with pytest.raises(ToolError, match="more than 5 files and folders; the command did not run"):

@@ -10,6 +10,7 @@ from circle.application.tools.protected_places import restore_changes, take_snap
 from circle.domain.approvals import classify_command
 from circle.domain.errors import ToolError
 from circle.domain.git_config import config_program_keys, program_key, shows_contents
+from circle.domain.workspace import is_protected_path
 from circle.testing import InMemoryFileSystem
 
 from ._harness import WORKSPACE, Harness
@@ -164,3 +165,33 @@ async def test_always_ask_places_changed_unseen_are_put_back_and_a_new_repositor
     assert await fs.read_bytes(f"{DATA}/approvals.json") == b"[]"
     assert b"remote = o" in await fs.read_bytes(f"{WORKSPACE}/.git/config")
     assert await fs.stat(f"{WORKSPACE}/sub/.git/config") is not None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo '* filter=x' > .git/info/attributes",
+        "cp a.txt .git/info/attributes",
+        "cd sub && tee .git/info/attributes < a.txt",
+        "echo x >> .GIT/Info/exclude",
+    ],
+)
+async def test_a_write_into_git_info_always_asks(command: str) -> None:
+    verdict = classify_command(command, workspace=WORKSPACE, home=HOME, data_dir=DATA)
+    assert verdict.always_ask and ".git/info" in verdict.reason
+    review = await _review(_harness({f"{WORKSPACE}/.git/info/exclude": ""}), command)
+    assert review.always_ask and review.protected_write
+
+
+async def test_git_info_is_an_always_ask_place_for_the_file_tools_and_is_put_back() -> None:
+    assert is_protected_path(".git/info/attributes") and is_protected_path("sub/.git/info")
+    h = _harness({f"{WORKSPACE}/.git/info/exclude": "# x\n"})
+    assert h.context().always_ask_place(f"{WORKSPACE}/.git/info/attributes") == ".git/info/attributes"
+    files, folders = watched(WORKSPACE, data_dir=DATA, home=HOME)
+    before = await take_snapshot(h.files, files, folders)
+    h.files.put(f"{WORKSPACE}/.git/info/attributes", "* filter=evil\n")
+    h.files.put(f"{WORKSPACE}/.git/info/exclude", "changed")
+    undone = await restore_changes(h.files, before, files)
+    assert len(undone) == 2, undone
+    assert await h.files.stat(f"{WORKSPACE}/.git/info/attributes") is None
+    assert await h.files.read_bytes(f"{WORKSPACE}/.git/info/exclude") == b"# x\n"

@@ -116,7 +116,7 @@ def test_the_note_says_what_the_sandbox_allows() -> None:
     assert write.startswith("Commands run in a sandbox: the file system is read-only except the workspace")
     assert write.endswith("; no network.")
     assert "credential files and Circle's data folder look empty" in write
-    assert ".git/hooks, .git/config, .gitmodules and .circle/ are read-only" in write
+    assert ".git/hooks, .git/info, .git/config, .gitmodules and .circle/ are read-only" in write
     read = sandbox_note(SandboxPolicy("read-only", workspace="/w", network=True))
     assert read is not None
     assert "read-only sandbox" in read and read.endswith("; the network is open.")

@@ -61,14 +61,14 @@ def path_of(word: Word, *, home: str, cwd: str | None) -> tuple[str, bool] | Non
     return normal(path), glob
 
 
-_GIT_INSIDE = ("hooks", "config")
+_GIT_INSIDE = ("hooks", "config", "info")
 
 
 def always_ask_place(path: str, *, home: str, data_dir: str | None, recursive: bool = False) -> str:
     """The always-ask place that writing ``path`` changes, or empty.
 
     The places: Circle's data folder, ``<home>/.circle``, git's own configuration
-    (``~/.gitconfig``, ``~/.config/git``), and at any depth ``.git/hooks``,
+    (``~/.gitconfig``, ``~/.config/git``), and at any depth ``.git/hooks``, ``.git/info``,
     ``.git/config``, ``.git``, ``.gitmodules`` and ``.circle/``. Names are matched without case
     (as macOS folders are), and a glob matches a place it could expand to. A recursive write (or
     a move) of a folder that holds the data folder or ``<home>/.circle`` changes it too.
@@ -95,7 +95,7 @@ def _named(part: str, name: str) -> bool:
 
 
 def _git_or_circle(path: str) -> str:
-    """``.git/hooks`` and ``.git/config`` count below any ``.git`` (``.git/modules/sub/hooks``)."""
+    """``.git/hooks``, ``.git/info`` and ``.git/config`` count below any ``.git`` (``.git/modules/x``)."""
     parts = [p for p in path.split("/") if p]
     in_git = False
     for index, part in enumerate(parts):

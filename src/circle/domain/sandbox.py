@@ -24,7 +24,7 @@ either: the home folder's credential places (:data:`HOME_CREDENTIALS`), Circle's
 but the writable job folders bound back into it) and the credential files the runner finds in the
 workspace (:func:`circle.domain.credentials.is_credential_path`). A folder gets an empty read-only
 tmpfs, a file an empty read-only file. In ``workspace-write`` the always-ask places found
-(``.git/hooks``, ``.git/config``, ``.gitmodules`` and ``.circle/`` of the workspace and of the
+(``.git/hooks``, ``.git/info``, ``.git/config``, ``.gitmodules`` and ``.circle/`` of the workspace and of the
 repositories inside it, Circle's data folder, ``~/.circle``) are mounted read-only, and the folders
 between the workspace and them are bound onto themselves so that none can be moved away and made
 anew (a mount point cannot be renamed or removed). The runner finds these paths on the real file
@@ -53,7 +53,7 @@ SANDBOX_MODES: tuple[SandboxMode, ...] = ("off", "read-only", "workspace-write")
 HOME_CREDENTIALS: tuple[str, ...] = HOME_CREDENTIAL_PLACES
 """Places below the home folder that hold credentials; the sandbox shows each one empty."""
 
-REPOSITORY_ALWAYS_ASK: tuple[str, ...] = (".git/hooks", ".git/config", ".gitmodules", ".circle")
+REPOSITORY_ALWAYS_ASK: tuple[str, ...] = (".git/hooks", ".git/info", ".git/config", ".gitmodules", ".circle")
 """A repository's (and the workspace's) always-ask places; read-only in ``workspace-write``."""
 
 
@@ -259,8 +259,8 @@ def sandbox_note(policy: SandboxPolicy | None) -> str | None:
     return (
         "Commands run in a sandbox: the file system is read-only except the workspace and /tmp "
         "(/tmp is empty for each command and cleared after it); credential files and Circle's data "
-        "folder look empty, and .git/hooks, .git/config, .gitmodules and .circle/ are read-only; "
-        f"{network}."
+        "folder look empty, and .git/hooks, .git/info, .git/config, .gitmodules and .circle/ are "
+        f"read-only; {network}."
     )
 
 

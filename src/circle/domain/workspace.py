@@ -29,12 +29,13 @@ def relative_display(root: str, resolved: str) -> str:
 
 
 _PROTECTED_FILES = ("config", ".gitmodules")
-_PROTECTED_FOLDERS = ("hooks",)
+_PROTECTED_FOLDERS = ("hooks", "info")
 
 
 def is_protected_path(relative: str) -> bool:
-    """True for the places whose change always asks: .git/hooks, .git/config, .git itself,
-    .gitmodules and .circle/, at any depth (a nested repository's count too), case-insensitively.
+    """True for the places whose change always asks: .git/hooks, .git/info (attributes that name
+    filters), .git/config, .git itself, .gitmodules and .circle/, at any depth (a nested
+    repository's count too), case-insensitively.
 
     Examples:
         >>> is_protected_path("sub/.git/hooks/pre-commit"), is_protected_path("src/app.py")
@@ -55,7 +56,7 @@ def always_ask_place(resolved: str, *, workspace: str, data_dir: str | None, hom
 
     The places: Circle's data folder (settings, approvals, hooks, secrets, credentials, sessions),
     the person's ``~/.circle`` (extensions, skills, agents), and in the workspace (at any depth)
-    ``.git/hooks``, ``.git/config``, ``.git``, ``.gitmodules`` and ``.circle/``.
+    ``.git/hooks``, ``.git/info``, ``.git/config``, ``.git``, ``.gitmodules`` and ``.circle/``.
     """
     if data_dir and is_inside(data_dir, resolved):
         return f"Circle's data folder ({data_dir})"

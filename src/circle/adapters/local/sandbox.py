@@ -13,6 +13,13 @@ target) and for the always-ask places of every repository in it (a ``.git`` file
 followed). The scan does not enter ``.git`` folders (their always-ask places are taken by name), nor
 folders only tools fill (:data:`SKIPPED_FOLDERS`, a virtual environment), nor symlinked folders. It
 stops at :data:`SCAN_LIMIT` entries: past that the command is refused, never run half-covered.
+
+A name can be anything: a hard link in the workspace to ``~/.ssh/id_rsa`` called ``notes.txt`` is
+the same file. So the files it hides for what they are (the home folders' credential places, at most
+:data:`PLACE_SCAN_LIMIT` files below each, the data folder's own credential files and the workspace's
+credential-named files) are known by ``(st_dev, st_ino)``, and a workspace file with several links (or
+a symlink to a file) that is one of them is hidden too. When a place holds too many files to know
+them all, every workspace file with several links is hidden.
 """
 
 from __future__ import annotations
@@ -24,12 +31,13 @@ import os
 import posixpath
 import pwd
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections import deque
 from collections.abc import Iterable, Mapping
 
-from circle.domain.credentials import is_credential_path
+from circle.domain.credentials import DATA_CREDENTIAL_PLACES, is_credential_path
 from circle.domain.errors import ToolError
 from circle.domain.sandbox import (
     HOME_CREDENTIALS,
@@ -43,6 +51,8 @@ NOT_INSTALLED = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap
 CHECK_TIMEOUT_S = 10.0
 SCAN_LIMIT = 100_000
 """Entries the workspace scan looks at before it gives up (and the command is refused)."""
+PLACE_SCAN_LIMIT = 10_000
+"""Files looked at, at most, below each hidden credential folder, to know its files by inode."""
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 """Folders that tools fill, not people: the scan does not enter them."""
 _PROBE = ["/bin/true"]
@@ -154,11 +164,13 @@ def find_mounts(policy: SandboxPolicy, *, env: Mapping[str, str] | None = None) 
     found = _Found()
     for home in _homes(env):
         for name in HOME_CREDENTIALS:
-            found.hide(posixpath.join(home, name))
+            found.hide(posixpath.join(home, name), known=True)
         found.protect(posixpath.join(home, ".circle"))
     if policy.data_dir:
         found.hide(policy.data_dir)
         found.protect(policy.data_dir)
+        for name in DATA_CREDENTIAL_PLACES:
+            found.know(posixpath.join(policy.data_dir, name))
     _scan(policy.workspace, found)
     return SandboxMounts(
         hidden_folders=tuple(found.folders), hidden_files=tuple(found.files), read_only=tuple(found.read_only)
@@ -166,16 +178,46 @@ def find_mounts(policy: SandboxPolicy, *, env: Mapping[str, str] | None = None) 
 
 
 class _Found:
-    """Paths that exist, resolved, sorted into what is hidden and what is protected."""
+    """Paths that exist, resolved, sorted into what is hidden and what is protected; and the
+    ``(st_dev, st_ino)`` of the credential files hidden, to know their other names by."""
 
     def __init__(self) -> None:
         self.folders: list[str] = []
         self.files: list[str] = []
         self.read_only: list[str] = []
+        self.identities: set[tuple[int, int]] = set()
+        self.complete = True
+        """Every file of the credential places is in :attr:`identities`."""
 
-    def hide(self, path: str) -> None:
+    def hide(self, path: str, *, known: bool = False) -> None:
+        """Hide ``path``; ``known``: a credential place, whose files are known by inode too."""
         if real := _existing(path):
             (self.folders if os.path.isdir(real) else self.files).append(real)
+            if known:
+                self.know(real)
+
+    def know(self, path: str) -> None:
+        """Remember the identities of the file ``path``, or of the files below the folder ``path``."""
+        if not os.path.isdir(path):
+            with contextlib.suppress(OSError):
+                info = os.stat(path)
+                self.identities.add((info.st_dev, info.st_ino))
+            return
+        seen = 0
+        for folder, _, names in os.walk(path):
+            for name in names:
+                seen += 1
+                if seen > PLACE_SCAN_LIMIT:
+                    self.complete = False
+                    return
+                with contextlib.suppress(OSError):
+                    info = os.stat(posixpath.join(folder, name), follow_symlinks=False)
+                    if stat.S_ISREG(info.st_mode):
+                        self.identities.add((info.st_dev, info.st_ino))
+
+    def is_known(self, info: os.stat_result) -> bool:
+        """Whether a workspace file (stat'ed through symlinks) is a hidden credential file."""
+        return (info.st_dev, info.st_ino) in self.identities or (not self.complete and info.st_nlink > 1)
 
     def protect(self, path: str) -> None:
         if real := _existing(path):
@@ -203,6 +245,7 @@ def _scan(workspace: str, found: _Found) -> None:
     folders = deque([os.path.realpath(workspace)])
     _repository(folders[0], found)
     seen = 0
+    linked: list[tuple[str, os.stat_result]] = []
     while folders:
         folder = folders.popleft()
         for entry in _entries(folder):
@@ -213,12 +256,18 @@ def _scan(workspace: str, found: _Found) -> None:
                     f"{SCAN_LIMIT} files and folders; the command did not run"
                 )
             if _is_credential(entry):
-                found.hide(entry.path)
-            elif entry.name == ".git" or not _is_folder(entry) or _skipped(entry):
+                found.hide(entry.path, known=True)
+            elif not _is_folder(entry):
+                if info := _linked(entry):
+                    linked.append((entry.path, info))
+            elif entry.name == ".git" or _skipped(entry):
                 continue
             else:
                 _repository(entry.path, found)
                 folders.append(entry.path)
+    for path, info in linked:
+        if found.is_known(info):
+            found.hide(path)
 
 
 def _repository(folder: str, found: _Found) -> None:
@@ -234,7 +283,7 @@ def _repository(folder: str, found: _Found) -> None:
             return
         if line.startswith("gitdir:"):
             gitdir = posixpath.join(folder, line.removeprefix("gitdir:").strip())
-            for name in ("hooks", "config"):
+            for name in ("hooks", "info", "config"):
                 found.protect(posixpath.join(gitdir, name))
 
 
@@ -253,6 +302,17 @@ def _is_credential(entry: os.DirEntry[str]) -> bool:
         return entry.is_symlink() and is_credential_path(os.path.realpath(entry.path))
     except OSError:
         return False
+
+
+def _linked(entry: os.DirEntry[str]) -> os.stat_result | None:
+    """The ``stat`` of a regular file with other names (more than one link, or met through a
+    symlink), which may be a credential file's; None for any other entry."""
+    try:
+        info = entry.stat()
+        symlink = entry.is_symlink()
+    except OSError:
+        return None
+    return info if stat.S_ISREG(info.st_mode) and (info.st_nlink > 1 or symlink) else None
 
 
 def _is_folder(entry: os.DirEntry[str]) -> bool:

@@ -6,8 +6,9 @@ places whose change always asks before the command runs, and after it puts back 
 (files written, made or removed), telling the model and the person what it undid. The places:
 
 - the workspace's ``.git/config`` (only its keys that run a program or include a file: a command may
-  set an upstream or a name there), ``.git/hooks/``, ``.gitmodules`` and ``.circle/``; a ``.git``
-  folder the command made itself (``git init``) is the command's own and is left alone;
+  set an upstream or a name there), ``.git/hooks/``, ``.git/info/`` (its ``attributes`` pick a
+  config's filters), ``.gitmodules`` and ``.circle/``; a ``.git`` folder the command made itself
+  (``git init``) is the command's own and is left alone;
 - Circle's data folder's control files (settings, approvals, hooks, secrets, credentials,
   endpoints, key bindings; the session database is checked statically only, by the words that name it);
 - the person's ``~/.circle`` (extensions, skills, agents, commands).
@@ -63,7 +64,8 @@ a snapshot reads only what changed since the last one."""
 def watched(workspace: str, *, data_dir: str | None, home: str | None) -> tuple[list[str], list[str]]:
     """The watched single files and folders (absolute)."""
     files = [posixpath.join(workspace, ".git", "config"), posixpath.join(workspace, ".gitmodules")]
-    folders = [posixpath.join(workspace, ".git", "hooks"), posixpath.join(workspace, ".circle")]
+    folders = [posixpath.join(workspace, ".git", name) for name in ("hooks", "info")]
+    folders.append(posixpath.join(workspace, ".circle"))
     if data_dir:
         files += [posixpath.join(data_dir, name) for name in DATA_FILES]
     if home and home != "~":
