@@ -167,7 +167,11 @@ def run(
     name: Annotated[str | None, typer.Option("--name", help="Name the session.")] = None,
     yolo: Annotated[
         bool,
-        typer.Option("--yolo", help="Approval mode auto: nothing asks (always-refused commands still are)."),
+        typer.Option(
+            "--yolo",
+            help="Approval mode auto: nothing asks (always-refused commands still are); the folder "
+            "must be trusted all the same.",
+        ),
     ] = False,
     approval_mode: Annotated[
         str | None,
