@@ -49,6 +49,7 @@ from .ports.text_search import TextSearch
 from .ports.web import WebClient
 from .ports.workspace_snapshots import WorkspaceSnapshots
 from .session import AgentSession
+from .session_branches import pick_branch
 from .skills import find_skills
 from .subagents import start_subagents
 from .tools import builtin_tools
@@ -186,14 +187,17 @@ class Runtime:
         await self._hold(info.id)
         return await self._session(Conversation(self.ports.store, info.id, []))
 
-    async def open_session(self, session_id: str) -> AgentSession:
-        """Open a stored session. Raises SessionBusyError while another Circle has it open."""
+    async def open_session(self, session_id: str, *, at_checkpoint: str | None = None) -> AgentSession:
+        """Open a stored session where it went on last (the branch whose head is newest), or from
+        ``at_checkpoint`` on a new branch of its own. Raises SessionBusyError while another Circle
+        has it open, StorageError for an unknown session or checkpoint."""
         info = await self.ports.store.get_session(session_id)
         if info is None:
             raise StorageError(f"no session {session_id!r}: `circle sessions` lists them")
         await self._hold(session_id)
+        branch = await pick_branch(self.ports.store, session_id, at_checkpoint=at_checkpoint)
         return await self._session(
-            await Conversation.open(self.ports.store, session_id, calls=self.ports.calls)
+            await Conversation.open(self.ports.store, session_id, branch=branch, calls=self.ports.calls)
         )
 
     async def fork_session(

@@ -52,6 +52,7 @@ async def export_session(store: TransferStore, session_id: str) -> SessionArchiv
         checkpoints=tuple(await store.checkpoints(session_id)),
         branches=tuple(await store.branches(session_id)),
         labels=tuple(await store.labels(session_id)),
+        name=info.name,
     )
 
 
@@ -90,6 +91,8 @@ async def import_session(
                 await store.create_branch(info.id, branch.name, head_id=head)
         for label in archive.labels:
             await store.add_label(new_ids[label.checkpoint_id], label.text)
+        if archive.name is not None:
+            await store.set_name(info.id, archive.name)
     except BaseException as exc:
         await _discard(store, info.id)
         if isinstance(exc, StorageError):

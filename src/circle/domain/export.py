@@ -3,7 +3,7 @@
 The first line is the header, then one line per checkpoint in ``seq`` order, then the branches by
 name and the labels in checkpoint order::
 
-    {"type":"session","version":1,"id":"…","workspace":"…","title":"…","created_at":…,"updated_at":…}
+    {"type":"session","version":1,"id":"…","workspace":"…","title":"…","created_at":…,"updated_at":…,"name":"…"}
     {"type":"message","id":"…","parent_id":null,"seq":1,"created_at":…,"message":{"role":"user",…}}
     {"type":"branch","name":"main","head_id":"…"}
     {"type":"label","checkpoint_id":"…","text":"…"}
@@ -54,6 +54,8 @@ class SessionArchive:
     checkpoints: tuple[Checkpoint, ...] = ()
     branches: tuple[Branch, ...] = ()
     labels: tuple[Label, ...] = ()
+    name: str | None = None
+    """The name a person gave the session (``--name``); written only when there is one."""
 
     def branch_shown(self, branch: str | None = None) -> str:
         """``branch``, or by default main, or the first branch by name when there is no main."""
@@ -107,6 +109,8 @@ def to_jsonl(archive: SessionArchive) -> str:
         "created_at": archive.created_at,
         "updated_at": archive.updated_at,
     }
+    if archive.name is not None:
+        header["name"] = archive.name
     lines = [_dumps(header)]
     ordered = sorted(archive.checkpoints, key=lambda cp: cp.seq)
     seq_of = {cp.id: cp.seq for cp in ordered}
@@ -200,6 +204,7 @@ def _header(line: _Line) -> SessionArchive:
         title=line.optional_text("title"),
         created_at=line.real("created_at"),
         updated_at=line.real("updated_at"),
+        name=line.optional_text("name"),
     )
 
 
@@ -286,6 +291,7 @@ class _Reader:
             checkpoints=tuple(self.checkpoints.values()),
             branches=tuple(b for b, _ in self.branches.values()),
             labels=tuple(label for label, _ in self.labels),
+            name=self.header.name,
         )
 
 

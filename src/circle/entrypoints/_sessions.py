@@ -119,9 +119,38 @@ async def show(path: Path, session_id: str) -> int:
     if info.forked_from:
         header += f"  forked from {info.forked_from}" + (f" at {info.forked_at}" if info.forked_at else "")
     typer.echo(header)
+    if len(branches) > 1:
+        names = sorted((b.name for b in branches), key=lambda name: (name != "main", name))
+        typer.echo(f"branches: {', '.join(names)}  (go on from any checkpoint: --session {info.id}:ID)")
     for line in tree_lines(checkpoints, marks):
         typer.echo(line)
     return 0
 
 
-__all__ = ["delete", "human_size", "show", "tree_lines"]
+async def label(path: Path, target: str, text: str) -> int:
+    """Label a checkpoint (``ID:CHECKPOINT``), or the head the session goes on from (``ID``)."""
+    from circle.adapters.storage.sqlite_store import SqliteSessionStore
+    from circle.application.session_branches import latest_branch
+
+    session_id, _, at = target.partition(":")
+    if not text.strip():
+        raise StorageError("a label needs some text")
+    store = SqliteSessionStore(path)
+    try:
+        if not path.exists() or await store.get_session(session_id) is None:
+            raise StorageError(f"no session {session_id}: `circle sessions` lists them")
+        if not at:
+            heads = {b.name: b.head_id for b in await store.branches(session_id)}
+            at = heads.get(await latest_branch(store, session_id)) or ""
+            if not at:
+                raise StorageError(f"session {session_id} has no messages to label yet")
+        elif at not in {cp.id for cp in await store.checkpoints(session_id)}:
+            raise StorageError(f"no checkpoint {at} in session {session_id}")
+        await store.add_label(at, text.strip())
+    finally:
+        await store.aclose()
+    typer.echo(f"labelled {at} of session {session_id}: {text.strip()}")
+    return 0
+
+
+__all__ = ["delete", "human_size", "label", "show", "tree_lines"]

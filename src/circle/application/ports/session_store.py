@@ -53,6 +53,10 @@ class SessionStore(Protocol):
 
     async def branches(self, session_id: str) -> list[Branch]: ...
 
+    async def create_branch(self, session_id: str, name: str, *, head_id: str | None) -> Branch:
+        """A new branch of the session whose head is ``head_id`` (where it goes on from)."""
+        ...
+
     async def set_title(self, session_id: str, title: str) -> None: ...
 
     async def set_name(self, session_id: str, name: str | None) -> None:
