@@ -9,10 +9,13 @@ error answer through :func:`~._status_errors.status_error`, which Anthropic shar
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from circle.domain.errors import ConfigError, ModelError
+from circle.domain.model import ModelEvent, ModelRequest, RequestSent, ResponseStarted
 from circle.domain.settings import Endpoint
 
 from ._error_hints import transport_error
@@ -24,6 +27,62 @@ if TYPE_CHECKING:
 
 _NO_KEY = "no-key-needed"
 _MISSING_KEY = "no API key: set CIRCLE_API_KEY or OPENAI_API_KEY (or api_key in credentials.json)"
+
+
+class OpenAIClient:
+    """What both OpenAI protocol clients are: an endpoint, its SDK client made on first use, and
+    :meth:`post` (a written body out, the answer's events in, errors translated).
+
+    Args:
+        endpoint: where to send requests, the API key and the timeout.
+        http_client: an httpx2 client to use (its owner closes it); by default the SDK's own.
+    """
+
+    def __init__(self, endpoint: Endpoint, *, http_client: httpx2.AsyncClient | None = None) -> None:
+        self._endpoint = endpoint
+        self._http_client = http_client
+        self._client: openai.AsyncOpenAI | None = None
+
+    def _sdk(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            self._client = sdk_client(self._endpoint, self._http_client)
+        return self._client
+
+    def _model(self, request: ModelRequest) -> str:
+        """The model to name: the request's, else the endpoint's; ConfigError when neither says."""
+        model = request.model or self._endpoint.model
+        if not model:
+            raise ConfigError("no model: set CIRCLE_MODEL or pass --model")
+        return model
+
+    async def post(
+        self, path: str, body: bytes, read: Callable[[httpx2.Response], AsyncGenerator[ModelEvent]]
+    ) -> AsyncGenerator[ModelEvent]:
+        """Post ``body`` to ``path`` and yield what ``read`` makes of the 200 answer, between the
+        :class:`RequestSent` and :class:`ResponseStarted` markers; SDK and transport errors are
+        raised as :mod:`circle.domain.errors`."""
+        import httpx2
+        import openai
+
+        client = self._sdk()
+        yield RequestSent()
+        try:
+            response = await post_streamed(client, path, body)
+            try:
+                yield ResponseStarted()
+                async with contextlib.aclosing(read(response)) as events:
+                    async for event in events:
+                        yield event
+            finally:
+                await response.aclose()
+        except (openai.OpenAIError, httpx2.HTTPError, httpx2.StreamError) as exc:
+            raise translate_error(exc, self._endpoint) from exc
+
+    async def aclose(self) -> None:
+        """Close the SDK client (a given ``http_client`` stays open for its owner)."""
+        client, self._client = self._client, None
+        if client is not None and self._http_client is None:
+            await client.close()
 
 
 def sdk_client(endpoint: Endpoint, http_client: httpx2.AsyncClient | None) -> openai.AsyncOpenAI:
@@ -117,6 +176,7 @@ def stream_error_status(error: object) -> int | None:
 
 
 __all__ = [
+    "OpenAIClient",
     "post_streamed",
     "sdk_client",
     "stream_error_status",

@@ -15,20 +15,18 @@ import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING
 
-from circle.domain.errors import ConfigError
-from circle.domain.model import ModelEvent, ModelRequest, RequestSent, ResponseStarted
+from circle.domain.model import ModelEvent, ModelRequest
 from circle.domain.settings import Endpoint
 
-from ._openai_common import post_streamed, sdk_client, translate_error
+from ._openai_common import OpenAIClient
 from ._openai_responses_wire import EventTranslator, RequestEncoder
 from ._sse import SSEDecoder, drain, parse_json
 
 if TYPE_CHECKING:
     import httpx2
-    import openai
 
 
-class OpenAIResponsesModel:
+class OpenAIResponsesModel(OpenAIClient):
     """A :class:`~circle.application.ports.model_client.ModelClient` over the Responses API.
 
     Args:
@@ -37,15 +35,8 @@ class OpenAIResponsesModel:
     """
 
     def __init__(self, endpoint: Endpoint, *, http_client: httpx2.AsyncClient | None = None) -> None:
-        self._endpoint = endpoint
-        self._http_client = http_client
-        self._client: openai.AsyncOpenAI | None = None
+        super().__init__(endpoint, http_client=http_client)
         self._encoder = RequestEncoder()
-
-    def _sdk(self) -> openai.AsyncOpenAI:
-        if self._client is None:
-            self._client = sdk_client(self._endpoint, self._http_client)
-        return self._client
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """Send ``request`` and yield its answer as normalized events.
@@ -57,10 +48,7 @@ class OpenAIResponsesModel:
             ModelError: the endpoint refused, failed or could not be reached (a subclass says which).
         """
         self._sdk()
-        model = request.model or self._endpoint.model
-        if not model:
-            raise ConfigError("no model: set CIRCLE_MODEL or pass --model")
-        body = self._encoder.encode(request, model=model)
+        body = self._encoder.encode(request, model=self._model(request))
         async with contextlib.aclosing(self.send(body, EventTranslator())) as events:
             async for event in events:
                 yield event
@@ -69,28 +57,10 @@ class OpenAIResponsesModel:
         """Post a request body written elsewhere (a side request, such as a native web search) and
         yield what ``translator`` makes of the answer; errors are raised as :meth:`stream` raises them.
         """
-        import httpx2
-        import openai
-
-        client = self._sdk()
-        yield RequestSent()
-        try:
-            response = await post_streamed(client, "/responses", body)
-            try:
-                yield ResponseStarted()
-                async with contextlib.aclosing(_events(response, translator)) as events:
-                    async for event in events:
-                        yield event
-            finally:
-                await response.aclose()
-        except (openai.OpenAIError, httpx2.HTTPError, httpx2.StreamError) as exc:
-            raise translate_error(exc, self._endpoint) from exc
-
-    async def aclose(self) -> None:
-        """Close the SDK client (a given ``http_client`` stays open for its owner)."""
-        client, self._client = self._client, None
-        if client is not None and self._http_client is None:
-            await client.close()
+        sent = self.post("/responses", body, lambda response: _events(response, translator))
+        async with contextlib.aclosing(sent) as events:
+            async for event in events:
+                yield event
 
 
 async def _events(response: httpx2.Response, translator: EventTranslator) -> AsyncGenerator[ModelEvent]:
