@@ -96,3 +96,23 @@ def test_a_disk_filling_up_during_a_turn_is_one_clear_line(cli_on: Circle) -> No
     _says_disk_full(done.stderr, cli_on)
     filler.unlink()
     assert _roles(cli_on)[:3] == ["user", "assistant", "user"]  # what was stored is all there
+
+
+async def test_a_file_content_kept_for_a_rewind_on_a_full_disk_is_one_clear_line(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    from circle.adapters.storage.file_journal import SqliteFileJournal
+    from circle.domain.errors import StorageError
+
+    journal = SqliteFileJournal(tmp_path / "circle.sqlite", blobs=small_disk / "blobs")
+    _fill(small_disk)
+    try:
+        with pytest.raises(StorageError) as caught:
+            await journal.put_blob(os.urandom(512 * 1024))
+    finally:
+        await journal.aclose()
+
+    assert caught.value.message == (
+        f"the disk holding {small_disk / 'blobs'} is full: Circle could not keep a file's content for"
+        " a rewind there; nothing stored was lost (free some space and run it again)"
+    )

@@ -21,6 +21,7 @@ import sqlite3
 from pathlib import Path
 
 from circle.adapters._shared.blobs import BlobStore
+from circle.adapters._shared.disk_full import disk_full_message, is_disk_full
 from circle.application.ports.file_journal import ChangeSource, JournalTurn, Receipt
 from circle.domain.errors import StorageError
 
@@ -67,6 +68,9 @@ class SqliteFileJournal:
         try:
             return await asyncio.to_thread(self._blobs.put, data)
         except OSError as exc:
+            if is_disk_full(exc, self._blobs.root):
+                doing = "keep a file's content for a rewind"
+                raise StorageError(disk_full_message(self._blobs.root, doing=doing)) from exc
             raise StorageError(f"cannot keep a file's content in {self._blobs.root}: {exc}") from exc
 
     async def get_blob(self, digest: str) -> bytes:
