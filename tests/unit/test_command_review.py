@@ -195,3 +195,77 @@ async def test_git_info_is_an_always_ask_place_for_the_file_tools_and_is_put_bac
     assert len(undone) == 2, undone
     assert await h.files.stat(f"{WORKSPACE}/.git/info/attributes") is None
     assert await h.files.read_bytes(f"{WORKSPACE}/.git/info/exclude") == b"# x\n"
+
+
+WIPE = "rm -rf ~\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "script", "text"),
+    [
+        ("bash x.sh", "x.sh", WIPE),
+        ("sh x.sh", "x.sh", WIPE),
+        ("bash < x.sh", "x.sh", WIPE),
+        ("timeout -s9 5 bash x.sh", "x.sh", WIPE),
+        ("source x.sh", "x.sh", WIPE),
+        (". ./x.sh", "x.sh", WIPE),
+        ("bash x.txt", "x.txt", "#!/usr/bin/python3\n" + WIPE),
+        ("./x.sh", "x.sh", "#!/bin/sh\n" + WIPE),
+        ("cd sub && ./run", "sub/run", "#!/usr/bin/env bash\n" + WIPE),
+        ("sub/run", "sub/run", "echo hi\n" + WIPE),
+        ("bash a.sh", "x.sh", WIPE),
+    ],
+)
+async def test_a_script_holding_an_always_refused_command_is_refused(
+    command: str, script: str, text: str
+) -> None:
+    h = _harness({f"{WORKSPACE}/{script}": text, f"{WORKSPACE}/a.sh": "echo start\nbash x.sh\n"})
+    with pytest.raises(ToolError, match=r"^refused: .*(x\.sh|run|x\.txt), a script the command runs: rm -rf"):
+        await _review(h, command)
+
+
+async def test_a_script_whose_targets_are_known_only_when_it_runs_always_asks() -> None:
+    h = _harness({f"{WORKSPACE}/x.sh": 'rm -rf "$1"\n'})
+    review = await _review(h, "bash x.sh ~")
+    assert review.always_ask and review.ask_reason.startswith("x.sh: ")
+    assert not review.safe
+
+
+async def test_a_harmless_script_asks_as_the_mode_says_and_is_not_known_read_only() -> None:
+    h = _harness({f"{WORKSPACE}/x.sh": "echo hi\nls\n"})
+    review = await _review(h, "bash x.sh")
+    assert not review.always_ask and not review.safe
+
+
+@pytest.mark.parametrize(
+    ("command", "files", "reason"),
+    [
+        ("bash y.sh", {}, "y.sh does not exist before the command runs"),
+        ("echo 'rm -rf ~' > x.sh; bash x.sh", {"x.sh": "echo hi\n"}, "may change x.sh before it runs"),
+        ("cp /tmp/evil x.sh; sh x.sh", {"x.sh": "echo hi\n"}, "may change x.sh before it runs"),
+        ("bash x.sh", {"x.sh": "echo x > .git/hooks/pre-commit\n"}, "x.sh: writes into .git/hooks"),
+        ("bash x.sh", {"x.sh": "#" * 300_000}, "x.sh is larger than 256 KB"),
+        ("bash $f", {}, "the script $f is known only when it runs"),
+    ],
+)
+async def test_a_script_that_cannot_be_seen_as_it_will_run_always_asks(
+    command: str, files: dict[str, str], reason: str
+) -> None:
+    h = _harness({f"{WORKSPACE}/{name}": text for name, text in files.items()})
+    review = await _review(h, command)
+    assert review.always_ask and reason in review.ask_reason, review.ask_reason
+
+
+async def test_a_script_reading_a_credential_file_is_refused() -> None:
+    h = _harness({f"{WORKSPACE}/x.sh": "cat deploy/server.pem\n", f"{WORKSPACE}/deploy/server.pem": "k"})
+    with pytest.raises(ToolError, match=r"x\.sh, a script the command runs: .*credential file"):
+        await _review(h, "bash x.sh")
+
+
+async def test_programs_of_other_languages_are_not_read_as_shell_scripts() -> None:
+    h = _harness(
+        {f"{WORKSPACE}/x.py": "#!/usr/bin/env python3\nrm -rf ~\n", f"{WORKSPACE}/tool": "\x7fELF\x00"}
+    )
+    for command in ("./x.py", "./tool"):
+        review = await _review(h, command)
+        assert not review.always_ask and not review.safe

@@ -40,11 +40,12 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Literal
 
-from . import _bash, _danger, _git_rules, _readers
+from . import _bash, _danger, _git_rules, _readers, shell_scripts
 from ._bash import Command, Compound, Part, Pipeline, Redirect, Script, Word
 from ._getopt import parse as _parse_options
 from ._option_tables import WRAPPERS as _WRAPPER_OPTIONS
 from ._paths import always_ask_place, path_of
+from .shell_scripts import ScriptRun
 
 __all__ = ["CommandVerdict", "PathAccess", "classify_command"]
 
@@ -93,6 +94,8 @@ class CommandVerdict:
             known writers), for the caller to resolve through symlinks against the always-ask places.
         git_dirs: the folders in which a known read-only ``git`` runs, for the caller to check that
             the repository's configuration runs no program (``core.fsmonitor`` and the like).
+        scripts: the files a shell runs as its script (``bash FILE``, ``< FILE`` into a shell,
+            ``source``) and the programs given by path, for the caller to read and classify.
     """
 
     kind: VerdictKind
@@ -103,6 +106,7 @@ class CommandVerdict:
     reads: tuple[PathAccess, ...] = ()
     writes: tuple[PathAccess, ...] = ()
     git_dirs: tuple[str, ...] = ()
+    scripts: tuple[ScriptRun, ...] = ()
 
 
 def classify_command(
@@ -112,6 +116,7 @@ def classify_command(
     home: str,
     data_dir: str | None = None,
     secret_names: Collection[str] | None = None,
+    cwd: str | None = None,
 ) -> CommandVerdict:
     """Classify a bash command line that runs in the workspace root.
 
@@ -122,6 +127,7 @@ def classify_command(
         data_dir: Circle's data folder: a write into it always asks.
         secret_names: the saved secrets' names: a command writing one as ``%NAME%`` is never known
             read-only. None: any ``%NAME%`` counts (``date +%Y%m%d`` too).
+        cwd: the folder it runs in when not the workspace root (a script a command runs).
     """
     walk = _Walk(_normal(workspace), _normal(home), data_dir=_normal(data_dir) if data_dir else None)
     if len(command) > MAX_COMMAND_CHARS:
@@ -136,7 +142,7 @@ def classify_command(
         command = command.replace("\x00", "")
     try:
         script = _bash.parse(command)
-        walk.script(script, _Scope(walk.workspace), 0)
+        walk.script(script, _Scope(_normal(cwd) if cwd else walk.workspace), 0)
         if script.error and "((" in command:
             # bash reads a "((" that is not arithmetic as two subshells; look at that reading too.
             again = _Walk(walk.workspace, walk.home)
@@ -680,6 +686,7 @@ class _Walk:
     reads: list[PathAccess] = field(default_factory=list)
     writes: list[PathAccess] = field(default_factory=list)
     git_dirs: list[str] = field(default_factory=list)
+    scripts: list[ScriptRun] = field(default_factory=list)
     risky: str = ""
     danger: _danger.State = field(default_factory=lambda: _danger.State())
 
@@ -694,7 +701,7 @@ class _Walk:
 
     def verdict(self) -> CommandVerdict:
         words = tuple(self.words)
-        found = (tuple(dict.fromkeys(self.writes)), tuple(dict.fromkeys(self.git_dirs)))
+        found = (tuple(dict.fromkeys(self.writes)), tuple(dict.fromkeys(self.git_dirs)), tuple(self.scripts))
         if self.refused:
             return CommandVerdict("refuse", self.refused, bool(self.guarded), words, self.risky, (), *found)
         if self.guarded or self.asked:
@@ -797,6 +804,8 @@ class _Walk:
             _danger.redirect(self, redirect, argv, scope)
             if redirect.operator in ("<", "<>"):
                 self.read(_readers.Target(redirect.target), scope)
+                if program in _POSIX_SHELLS and shell_scripts.reads_stdin([_literal(a) for a in argv[1:]]):
+                    self.script_file(redirect.target, scope, earlier=0)
             if redirect.heredoc or redirect.operator == "<<<":
                 if program in _RUNS_CODE:
                     kind = "here-string" if redirect.operator == "<<<" else "heredoc"
@@ -848,6 +857,8 @@ class _Walk:
             return
         name = words[0].text
         program = _program(name)
+        if "/" in name:
+            self.script_file(words[0], scope, shell=False)
         if program in _NAME_TAKERS:
             self.names(program, words[1:])
         rule = _REFUSED.get(program)
@@ -861,6 +872,8 @@ class _Walk:
             self.nested(" ".join(w.text for w in words[1:]), scope.copy(), depth)
         elif program in ("source", "."):
             self.ask(f"{program} runs a script that cannot be checked")
+            if len(words) > 1:
+                self.script_file(words[1], scope)
         else:
             self.read_only(name, words[1:], scope, xargs=unwrapped.open_args)
         if program == "find":
@@ -914,9 +927,18 @@ class _Walk:
             self.ask(reason)
             self.risk(reason)
 
+    def script_file(self, word: Word, scope: _Scope, *, shell: bool = True, earlier: int = 1) -> None:
+        """Note a file run as a script, for the caller to classify; risky when it is known only at
+        run time. ``earlier``: the simple commands noted so far that are this one."""
+        after = len(self.words) > earlier and bool(self.asked or self.guarded or self.writes)
+        cwd = scope.cwd
+        self.risk(shell_scripts.note(self.scripts, word, home=self.home, cwd=cwd, shell=shell, after=after))
+
     def shell(self, words: Sequence[Word], scope: _Scope, depth: int) -> None:
         """``bash -c 'script'`` is as safe as its script; any other shell use asks."""
         name, args = words[0].text, words[1:]
+        for script in shell_scripts.shell_scripts(args) if _program(name) in _POSIX_SHELLS else ():
+            self.script_file(script, scope)
         index = 0
         inline = False
         while index < len(args) and args[index].literal and args[index].text[:1] in ("-", "+"):

@@ -17,6 +17,9 @@ checks what that line reaches on disk:
   configuration is read (:mod:`circle.application.git_review`); a key that runs a program takes it off
   the known read-only list, and the history is checked for credential files before a git command that
   shows file contents.
+- **Scripts** (``CommandVerdict.scripts``): each shell script a command runs is read and classified
+  as the commands it holds (:mod:`circle.application.tools.script_review`): refused when one is
+  always refused, asking in every mode when one is risky.
 
 A review that finds nothing leaves the verdict as it was. ``env`` is what a known read-only git runs
 with: core.fsmonitor, the pager and fetching turned off (see :data:`GIT_SAFE_CONFIG`).
@@ -37,6 +40,7 @@ from circle.domain.workspace import is_inside
 
 from .base import CREDENTIAL_REFUSAL, ToolContext
 from .git_review import git_environment, review_git
+from .script_review import review_scripts
 
 MAX_GLOB_MATCHES = 2_000
 """Paths one glob may expand to before the command is too broad to check (it asks)."""
@@ -67,11 +71,14 @@ class CommandReview:
     protected_write: bool = False
 
 
-async def review_command(verdict: CommandVerdict, ctx: ToolContext) -> CommandReview:
-    """Check ``verdict``'s reads, writes, words and git folders on the real tree.
+async def review_command(verdict: CommandVerdict, ctx: ToolContext, depth: int = 0) -> CommandReview:
+    """Check ``verdict``'s reads, writes, words, git folders and scripts on the real tree.
+
+    ``depth``: how many scripts deep the command is (a script's own commands are reviewed too).
 
     Raises:
-        ToolError: a path the command reads is a credential file (refused, as naming one is).
+        ToolError: a path the command reads is a credential file (refused, as naming one is), or a
+            script it runs holds an always-refused command.
     """
     safe = verdict.kind == "safe"
     reason = ""
@@ -101,6 +108,12 @@ async def review_command(verdict: CommandVerdict, ctx: ToolContext) -> CommandRe
         if git.always_ask:
             asks.append(git.always_ask)
         env = git_environment(ctx.env)
+    scripts = await review_scripts(verdict, ctx, depth=depth, review=review_command)
+    if scripts.always_ask:
+        asks.append(scripts.always_ask)
+    if scripts.not_safe and safe:
+        safe, reason = False, scripts.not_safe
+    protected |= scripts.protected_write
     return CommandReview(
         safe=safe,
         reason=reason,
