@@ -94,7 +94,7 @@ async def test_the_library_attaches_files_the_same_way(tmp_path: Path) -> None:
     (tmp_path / "shot.png").write_bytes(real_png(4, 3))
     (tmp_path / "notes.txt").write_text("buy milk\n")
     model = ScriptedModel([answer("A list and a picture.")])
-    async with circle.Agent(tmp_path, model_client=model, store=InMemorySessionStore()) as agent:
+    async with circle.Agent(tmp_path, model_client=model, store=InMemorySessionStore(), trust=True) as agent:
         await agent.run("what are these", files=["notes.txt", "shot.png"])
         with pytest.raises(circle.CircleError, match="no such file"):
             await agent.run("and this", files=["gone.txt"])

@@ -1,5 +1,7 @@
+import dataclasses
 import subprocess
 import sys
+import typing
 
 import pytest
 
@@ -25,3 +27,65 @@ def test_importing_circle_loads_no_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+PUBLIC_NAMES = [
+    "Agent",
+    "AgentEvent",
+    "ApprovalDecision",
+    "ApprovalDeniedError",
+    "ApprovalRequest",
+    "Approver",
+    "BudgetWarned",
+    "CircleError",
+    "CompactionEnded",
+    "CompactionStarted",
+    "ConfigError",
+    "ContextOverflowError",
+    "ErrorReported",
+    "Message",
+    "MessageEnded",
+    "MessageStarted",
+    "MessageUpdated",
+    "ModelConnectionError",
+    "ModelError",
+    "ModelHTTPError",
+    "ModelStreamError",
+    "ProviderProtocolError",
+    "RateLimitedError",
+    "RetryScheduled",
+    "SessionBusyError",
+    "Steered",
+    "StopReason",
+    "StorageError",
+    "SubagentEvent",
+    "ToolError",
+    "ToolExecutionEnded",
+    "ToolExecutionStarted",
+    "TurnEnded",
+    "TurnResult",
+    "TurnStarted",
+    "UntrustedFolderError",
+    "Usage",
+    "UsageLimitError",
+    "__version__",
+]
+
+
+def test_all_is_pinned() -> None:
+    assert circle.__all__ == PUBLIC_NAMES
+
+
+def test_every_event_type_is_exported() -> None:
+    from circle.application.events import AgentEvent
+
+    missing = [t.__name__ for t in typing.get_args(AgentEvent) if getattr(circle, t.__name__, None) is not t]
+    assert missing == []
+
+
+def test_the_approver_protocol_is_exported_with_its_request_and_decision() -> None:
+    from circle.application.ports.approver import Approver
+
+    assert circle.Approver is Approver
+    fields = {f.name for f in dataclasses.fields(circle.ApprovalRequest)}
+    assert {"tool_name", "summary", "ask_reason", "arguments"} <= fields

@@ -400,8 +400,9 @@ class AgentLoop:
         A deny stands in every mode; an ask goes to the person (or is refused where nobody can
         answer); an allow lets the call skip asking, but never past a deny rule or a refusal.
         """
+        context = replace(self.context, call_arguments=arguments)
         if self.hooks is None:
-            return self.context
+            return context
         verdict = await self.hooks.pre_tool(name, arguments, tool_use_id=call_id)
         if verdict.decision == "deny":
             return ToolOutput(
@@ -413,15 +414,16 @@ class AgentLoop:
                 tool_name=name,
                 kind="other",
                 summary=summary,
-                workspace=self.context.workspace,
+                workspace=context.workspace,
                 always_ask=True,
+                arguments=arguments,
             )
-            decision = await self.context.approver.decide(request)
+            decision = await context.approver.decide(request)
             if not decision.allowed:
                 return ToolOutput(f"{name} was not approved: {decision.reason}", is_error=True)
         if verdict.decision in ("allow", "ask"):
-            return replace(self.context, hook_allowed=True)
-        return self.context
+            return replace(context, hook_allowed=True)
+        return context
 
     async def _stop_hook_goes_on(self, conversation: Conversation, answer: str, stops: int) -> bool:
         """A Stop hook saying "not yet" hands the model its reason; the turn goes on (3 times at most)."""

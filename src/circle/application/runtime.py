@@ -455,12 +455,19 @@ class Runtime:
         if self.ports.lease is not None:
             await self.ports.lease.release()
 
-    async def aclose(self) -> None:
+    async def aclose(self, *, close_model: bool = True, close_store: bool = True) -> None:
+        """Stop every session's background jobs and subagents, give up the leases, and close the
+        ports: the language servers, the web client, the journal, the call log, the compaction
+        store, and (unless a caller keeps them) the model client and the session store."""
         await self.stop_jobs()
         with contextlib.suppress(StorageError):  # an unreleased lease still expires after its TTL
             await self.release()
-        await self.ports.model.aclose()
-        await self.ports.store.aclose()
+        if close_model:
+            await self.ports.model.aclose()
+        if close_store:
+            await self.ports.store.aclose()
+        if self.ports.compactions is not None:
+            await self.ports.compactions.aclose()
         if self.ports.journal is not None:
             await self.ports.journal.aclose()
         if self.ports.calls is not None:

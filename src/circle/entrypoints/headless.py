@@ -85,10 +85,13 @@ class Notices:
             self.err.flush()
 
 
-async def make_config(opts: RunOptions, env: dict[str, str], *, project_trusted: bool = False) -> Config:
+async def make_config(
+    opts: RunOptions, env: dict[str, str], *, project_trusted: bool = False, probe: bool = True
+) -> Config:
     """What ``opts`` and the environment decide over the settings: the person's settings.json and,
     with ``project_trusted``, the project's .circle/settings.json over it key by key (not for what
-    only the person sets: :data:`~circle.domain.settings.PERSON_ONLY`).
+    only the person sets: :data:`~circle.domain.settings.PERSON_ONLY`). ``probe``: an endpoint
+    whose protocol nobody named is probed (False: a model client given in its place).
 
     Raises:
         ConfigError: with the one line to show.
@@ -98,7 +101,8 @@ async def make_config(opts: RunOptions, env: dict[str, str], *, project_trusted:
     settings = layers.settings
     credentials = load_credentials(data)
     endpoint = resolve_endpoint(settings, env, credentials, model_override=opts.model)
-    endpoint = await settle_protocol(endpoint, data)
+    if probe:
+        endpoint = await settle_protocol(endpoint, data)
     if not endpoint.model:
         raise ConfigError('no model chosen: pass --model, set CIRCLE_MODEL, or put "model" in settings.json')
     secrets = Secrets(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
+
+from pydantic import JsonValue
 
 ApprovalKind = Literal["edit", "execute", "other"]
 
@@ -27,6 +30,7 @@ class ApprovalRequest:
         ask_reason: Why an ``always_ask`` call asks in every mode (a protected place, a command an
             always-refused pattern could match; empty: the protected places' standard reason), or,
             for another call, what the tool found that keeps it from running unasked.
+        arguments: The call's arguments as the model gave them (saved secrets still ``%NAME%``).
     """
 
     tool_name: str
@@ -40,6 +44,7 @@ class ApprovalRequest:
     hook_allowed: bool = False
     subjects: tuple[str, ...] = ()
     ask_reason: str = ""
+    arguments: Mapping[str, JsonValue] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,4 +57,6 @@ class ApprovalDecision:
 
 
 class Approver(Protocol):
+    """Who decides the calls that ask: ``decide`` answers one :class:`ApprovalRequest`."""
+
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision: ...

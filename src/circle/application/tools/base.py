@@ -5,7 +5,7 @@ Bad arguments and failures become a :class:`ToolError` whose message reaches the
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Literal, Protocol, TypeVar
 
@@ -97,6 +97,8 @@ class ToolContext:
     secrets: Secrets = field(default_factory=Secrets)
     home: str = "~"
     hook_allowed: bool = False
+    call_arguments: Mapping[str, JsonValue] = field(default_factory=dict)
+    """The running call's arguments as the model gave them, for its approval request."""
     journal: TurnJournal | None = None
     data_dir: str | None = None
     """Circle's data folder: /conversation_history/, /large_tool_results/, /background_jobs/ and
@@ -257,6 +259,7 @@ class ToolContext:
                 ask_reason=ask_reason,
                 safe=safe,
                 hook_allowed=self.hook_allowed,
+                arguments=self.call_arguments,
             )
         )
         if not decision.allowed:

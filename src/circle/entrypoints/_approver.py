@@ -1,0 +1,58 @@
+"""What a library user may pass as ``approver=``: an :class:`Approver`, or an async function."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import cast
+
+from circle.application.ports.approver import ApprovalDecision, ApprovalRequest, Approver
+
+ApproverFunction = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
+"""An async function answering one :class:`ApprovalRequest`."""
+ApproverLike = Approver | ApproverFunction
+NOT_AN_APPROVER = (
+    "approver must be an async function taking a circle.ApprovalRequest, or an object with an "
+    "async decide(request) method (a circle.Approver); got {!r}"
+)
+log = logging.getLogger("circle")
+
+
+class _Checked:
+    """The caller's approver, its answer held to an :class:`ApprovalDecision`: anything else
+    refuses the call (and says so) rather than let it run."""
+
+    def __init__(self, decide: ApproverFunction, name: str) -> None:
+        self._decide = decide
+        self._name = name
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        decision: object = await self._decide(request)
+        if isinstance(decision, ApprovalDecision):
+            return decision
+        log.warning("the approver %s answered %r, not a circle.ApprovalDecision", self._name, decision)
+        return ApprovalDecision(
+            allowed=False, reason=f"the approver answered {decision!r}, not an ApprovalDecision"
+        )
+
+
+def as_approver(approver: ApproverLike | None) -> Approver | None:
+    """``approver`` as an :class:`Approver`; None stays None (nobody can answer).
+
+    Raises:
+        TypeError: it is neither an object with an async ``decide`` nor an async function.
+    """
+    if approver is None:
+        return None
+    decide = getattr(approver, "decide", None)
+    if decide is not None and inspect.iscoroutinefunction(decide):
+        return _Checked(cast(ApproverFunction, decide), type(approver).__name__)
+    if inspect.iscoroutinefunction(approver) or inspect.iscoroutinefunction(
+        getattr(approver, "__call__", None)  # an object whose __call__ is async
+    ):
+        return _Checked(cast(ApproverFunction, approver), getattr(approver, "__name__", "function"))
+    raise TypeError(NOT_AN_APPROVER.format(approver))
+
+
+__all__ = ["ApproverFunction", "ApproverLike", "as_approver"]
