@@ -26,7 +26,7 @@ def test_a_full_window_is_summarized_and_the_turn_goes_on(cli: Circle) -> None:
     assert "compaction_start" in kinds and "compaction_end" in kinds
     end = next(e for e in events if e["type"] == "compaction_end")
     assert not end.get("error"), end
-    assert events[-1]["answer"] == "big.txt has 400 lines."
+    assert next(e for e in reversed(events) if e["type"] == "turn_end")["answer"] == "big.txt has 400 lines."
     posts = [r.json() for r in cli.gateway.requests if r.method == "POST"]
     assert len(posts) == 3 and "tools" not in posts[1]
     last = json.dumps(posts[2]["messages"])
