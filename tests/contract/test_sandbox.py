@@ -283,7 +283,12 @@ async def test_the_agent_runs_commands_sandboxed(workspace: Path, outside: list[
         [answer("", Call("execute", {"command": f"touch inside.txt; echo changed > {target}"})), answer("ok")]
     )
     async with circle.Agent(
-        workspace, model_client=model, store=InMemorySessionStore(), sandbox="workspace-write"
+        workspace,
+        model_client=model,
+        store=InMemorySessionStore(),
+        sandbox="workspace-write",
+        trust=True,
+        approval_mode="auto",
     ) as agent:
         await agent.run("write both")
     assert (workspace / "inside.txt").exists()
@@ -293,14 +298,15 @@ async def test_the_agent_runs_commands_sandboxed(workspace: Path, outside: list[
     assert "Commands run in a sandbox" in model.requests[0].system
 
 
-def test_the_agent_refuses_to_start_sandboxed_without_bwrap(
+async def test_the_agent_refuses_to_start_sandboxed_without_bwrap(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
+    agent = circle.Agent(workspace, model_client=ScriptedModel(), sandbox="read-only", trust=True)
     with pytest.raises(circle.ConfigError, match=r"cannot sandbox commands \(read-only\): bubblewrap"):
-        circle.Agent(workspace, model_client=ScriptedModel(), sandbox="read-only")
+        await agent.start()
     assert os.environ["PATH"] == str(empty)
 
 
