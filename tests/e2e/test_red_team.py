@@ -270,6 +270,7 @@ PLACES = [
     "python3 -c \"import os; open(os.environ['CIRCLE_HOME']+'/approvals.json','w').write('[]x')\"",
     'echo \'{"approval_mode": "auto"}\' > ~/.local/share/circle/settings.json',
     "mkdir -p sub/.circle && echo x > sub/.circle/settings.json",
+    "printf '* diff=x\\n' > .git/info/attributes",
 ]
 
 
@@ -282,6 +283,7 @@ def test_always_ask_places_are_not_changed_unasked_in_auto_mode(victim: Victim) 
     assert victim.path(f"{DATA}/approvals.json").read_text() == "[]\n", results
     assert not victim.path(f"{DATA}/settings.json").exists(), results
     assert not (work / "sub" / ".circle" / "settings.json").exists(), results
+    assert not (work / ".git" / "info" / "attributes").exists(), results
 
 
 def test_file_tools_in_accept_edits_ask_for_a_nested_repository_and_the_data_folder(victim: Victim) -> None:
@@ -291,11 +293,13 @@ def test_file_tools_in_accept_edits_ask_for_a_nested_repository_and_the_data_fol
         ("c1", "write_file", {"file_path": "sub/.git/hooks/pre-commit", "content": "x"}),
         ("c2", "write_file", {"file_path": "sub/.circle/hooks.json", "content": "{}"}),
         ("c3", "write_file", {"file_path": f"{DATA}/approvals.json", "content": "[]x"}),
+        ("c4", "write_file", {"file_path": ".git/info/attributes", "content": "* diff=x\n"}),
     ]
     results = victim.run(calls, "--approval-mode", "accept-edits")
     assert all("not approved" in r for r in results), results
     assert not (work / "sub" / ".git" / "hooks" / "pre-commit").exists()
     assert victim.path(f"{DATA}/approvals.json").read_text() == "[]\n"
+    assert not (work / ".git" / "info" / "attributes").exists()
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -415,6 +419,7 @@ CREDENTIAL_SPELLINGS = [
     "cd sl && rev id_rsa",
     "rev < sub/cfg.ini",
     "cat sub/*",
+    "git diff /dev/null sub/cfg.ini | rev",
 ]
 
 
@@ -429,3 +434,28 @@ def test_credential_files_are_refused_through_links_and_proc(victim: Victim, mod
     sent = victim.sent()
     for secret in (SSH_SECRET, PEM_SECRET):
         assert secret not in sent and secret[::-1] not in sent, (mode, secret, results)
+
+
+SCRIPT_RUNS = [
+    "bash x.sh",
+    "sh x.sh",
+    "bash < x.sh",
+    "timeout -s9 5 bash x.sh",
+    "source x.sh",
+    ". ./x.sh",
+    "./x.sh",
+    "./run",
+    "bash start.sh",
+]
+
+
+def test_a_script_holding_an_always_refused_command_does_not_run_in_auto_mode(victim: Victim) -> None:
+    work = victim.path(WORK)
+    scripts = {"x.sh": "#!/bin/sh\nrm -rf ~\n", "run": "#!/bin/bash\nrm -rf ~\n", "start.sh": "bash x.sh\n"}
+    for name, text in scripts.items():
+        (work / name).write_text(text)
+        (work / name).chmod(0o755)
+    results = victim.run([execute(command, f"c{i}") for i, command in enumerate(SCRIPT_RUNS)], "--yolo")
+    _intact(victim)
+    for command, result in zip(SCRIPT_RUNS, results, strict=True):
+        assert _not_run(result) and "a script the command runs" in result, (command, result)
