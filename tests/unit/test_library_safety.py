@@ -11,6 +11,7 @@ import pytest
 
 import circle
 from circle._testing.processes import process_alive, process_gone_async
+from circle.adapters.lsp.servers import find_program
 from circle.testing import Call, InMemorySessionStore, ScriptedModel, answer
 
 
@@ -140,3 +141,27 @@ async def test_closing_the_agent_stops_its_background_jobs(tmp_path: Path) -> No
     await agent.aclose()
     assert await process_gone_async(pid), "the job's sleep was stopped"
     assert not model.closed, "a model client passed in stays its owner's"
+
+
+def _children() -> set[int]:
+    """The processes this test process started that still run."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        found |= {int(pid) for pid in (task / "children").read_text().split()}
+    return {pid for pid in found if process_alive(pid)}
+
+
+@pytest.mark.skipif(find_program("pylsp") is None, reason="needs python-lsp-server")
+async def test_closing_the_agent_stops_the_language_servers_it_started(tmp_path: Path) -> None:
+    (tmp_path / "util.py").write_text("def greet() -> str:\n    return 'hi'\n")
+    model = ScriptedModel(
+        [answer("", Call("lsp", {"operation": "symbols", "file_path": "util.py"})), answer("Listed.")]
+    )
+    before = _children()
+    agent = circle.Agent(tmp_path, model_client=model, trust=True)
+    await agent.run("symbols")
+    assert "greet" in _last_tool_text(model), "the language server answered"
+    started = _children() - before
+    assert started, "a language server runs"
+    await agent.aclose()
+    assert [pid for pid in started if not await process_gone_async(pid, within=10)] == []
