@@ -48,8 +48,8 @@ def as_approver(approver: ApproverLike | None) -> Approver | None:
     decide = getattr(approver, "decide", None)
     if decide is not None and inspect.iscoroutinefunction(decide):
         return _Checked(cast(ApproverFunction, decide), type(approver).__name__)
-    if inspect.iscoroutinefunction(approver) or inspect.iscoroutinefunction(
-        getattr(approver, "__call__", None)  # an object whose __call__ is async
+    if inspect.iscoroutinefunction(approver) or (
+        callable(approver) and inspect.iscoroutinefunction(type(approver).__call__)  # an async __call__
     ):
         return _Checked(cast(ApproverFunction, approver), getattr(approver, "__name__", "function"))
     raise TypeError(NOT_AN_APPROVER.format(approver))
