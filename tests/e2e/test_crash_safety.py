@@ -128,7 +128,7 @@ class Trial:
             os.kill(process.pid, signal.SIGKILL)
             self.killed = True
             process.wait(timeout=10)
-            time.sleep(SETTLE_S)  # a command started just before the kill outlives Circle: let it end
+            time.sleep(SETTLE_S)  # its shell dies with Circle, a child it had started may not: let it end
         reader.join(timeout=10)
 
     def _read(self, process: subprocess.Popen[str]) -> None:
