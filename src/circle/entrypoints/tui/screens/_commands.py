@@ -91,6 +91,7 @@ class SlashCommands:
         await self.screen.conversation.remove_children()
         self.screen.conversation.tools.clear()
         self.screen.conversation.replay(self.host.session.conversation.messages)
+        self.screen.conversation.follow()
         self.screen.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
         self.screen.refresh_footer()
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from textual import work
+from textual import events, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
+from textual.widgets import Input, Static, TextArea
 
 from circle.application.events import (
     ErrorReported,
@@ -37,6 +39,7 @@ from circle.entrypoints.tui.widgets.status import BusyLine, FooterLine, PlanBox,
 
 CARD_CHECK_S = 0.25
 STRIP_CHECK_S = 0.5
+BELOW = "↓ new output below · End follows it"
 
 
 class AgentEventArrived(Message):
@@ -59,6 +62,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+b", "background", "background", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
         Binding("ctrl+c", "interrupt", "quit", show=False, priority=True),
+        Binding("end", "follow", "follow", show=False, priority=True),
     ]
 
     def __init__(self, host: Host, desk: Desk, *, history: InputHistory, clock: Callable[[], float]) -> None:
@@ -67,6 +71,7 @@ class MainScreen(Screen[None]):
         self.desk = desk
         self.clock = clock
         self.conversation = ConversationView(id="conversation")
+        self.below = Static(BELOW, id="below")
         self.completions = CompletionList()
         self.composer = Composer(
             history=history, completions=self.completions, lister=self._list_folder, clock=clock
@@ -87,6 +92,7 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield self.conversation
+        yield self.below
         yield self.plan
         yield self.completions
         yield self.busy
@@ -97,6 +103,7 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.completions.display = False
+        self.below.display = False
         self.desk.changed = self._cards_changed
         self.set_interval(CARD_CHECK_S, self._cards_changed)
         self.set_interval(STRIP_CHECK_S, self.refresh_strip)
@@ -301,6 +308,33 @@ class MainScreen(Screen[None]):
         self.desk.answer(message.pending, message.value)
 
     # -- keys
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key no focused widget took goes to the input box (when it is shown)."""
+        if not (event.is_printable and event.character) or not self.composer.display:
+            return
+        if isinstance(self.focused, (TextArea, Input)):
+            return
+        event.stop()
+        event.prevent_default()
+        self.composer.focus()
+        self.composer.type_text(event.character)
+
+    def on_screen_resume(self) -> None:
+        """Back from a record or a picker: typing goes to the input box again (or to the card)."""
+        if self.card is not None:
+            self.card.focus()
+        elif self.composer.display:
+            self.composer.focus()
+
+    def on_conversation_view_unseen_changed(self, message: ConversationView.UnseenChanged) -> None:
+        self.below.display = message.unseen
+
+    def action_follow(self) -> None:
+        """End: back to the end of the conversation when scrolled up; else End in the input box."""
+        if self.conversation.following:
+            raise SkipAction()
+        self.conversation.follow()
 
     def action_cancel_turn(self) -> None:
         if self.completions.open:

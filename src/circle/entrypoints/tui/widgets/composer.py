@@ -103,6 +103,11 @@ class Composer(TextArea):
         last = self.document.line_count - 1
         self.move_cursor((last, len(self.document[last])))
 
+    def type_text(self, text: str) -> None:
+        """Text typed while another widget had the focus, put in at the cursor."""
+        self.last_typed = self.clock()
+        self.insert(text)
+
     def expanded(self, text: str) -> str:
         """``text`` with every folded paste put back."""
         return _PASTED.sub(lambda m: self.pastes.get(int(m.group(1)), m.group(0)), text)

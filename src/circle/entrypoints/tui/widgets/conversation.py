@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pydantic import JsonValue
 from rich.text import Text
+from textual import message as ui
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.widgets import Collapsible, Markdown, Static
 
 from circle.application.events import (
@@ -193,7 +195,19 @@ class ShellRow(Static):
 
 
 class ConversationView(VerticalScroll):
-    """The scrolling conversation, built from events or from a stored session's messages."""
+    """The scrolling conversation, built from events or from a stored session's messages.
+
+    It follows its end (anchored): rows added, rows that grow later (a streamed answer, a tool's
+    output), a resize. Scrolling up lets go; scrolling back to the end, or :meth:`follow`, follows
+    again. While let go, output arriving below posts :class:`UnseenChanged`.
+    """
+
+    class UnseenChanged(ui.Message):
+        """Output arrived below the part shown (``unseen``), or the view is at the end again."""
+
+        def __init__(self, unseen: bool) -> None:
+            super().__init__()
+            self.unseen = unseen
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -201,12 +215,50 @@ class ConversationView(VerticalScroll):
         self.thinking: Thinking | None = None
         self.tools: dict[str, ToolRow] = {}
         self.previews: dict[str, str] = {}
+        self.unseen = False
+
+    @property
+    def following(self) -> bool:
+        """The view keeps to the end as output arrives (the person has not scrolled up)."""
+        return not (self.is_anchored and self._anchor_released)
+
+    def follow(self) -> None:
+        """Go to the end and follow it again (once the new layout is known)."""
+        self._set_unseen(False)
+        self.call_after_refresh(self._anchor_if_taller)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.unseen and self.following:
+            self._set_unseen(False)
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        if not self.following:
+            if new.height > old.height and self.max_scroll_y > self.scroll_y:
+                self._set_unseen(True)
+            return
+        self._anchor_if_taller()
+
+    def on_resize(self) -> None:
+        if self.following:
+            self._anchor_if_taller()
+
+    def _anchor_if_taller(self) -> None:
+        """Anchored while the conversation is taller than the view; a shorter one stays at the top
+        (an anchor would push it to the bottom)."""
+        taller = self.container_size.height > 0 and self.max_scroll_y > 0
+        if taller and (not self.is_anchored or self._anchor_released):
+            self.anchor()
+        elif not taller and self.is_anchored:
+            self.anchor(False)
+
+    def _set_unseen(self, unseen: bool) -> None:
+        if unseen != self.unseen:
+            self.unseen = unseen
+            self.post_message(self.UnseenChanged(unseen))
 
     def add(self, widget: Static | Vertical | Markdown | Collapsible) -> None:
-        at_end = self.is_vertical_scroll_end or self.max_scroll_y == 0
         self.mount(widget)
-        if at_end:
-            self.call_after_refresh(self.scroll_end, animate=False)
 
     def notice(self, text: str, *, kind: str = "info") -> None:
         self.add(Notice(text, kind=kind))
