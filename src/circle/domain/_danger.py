@@ -16,6 +16,9 @@ adds what it cannot see statically, through hooks the walk calls (:func:`command
 - ``find`` of a protected folder with ``-delete`` or ``-exec rm``, fork bombs as cycles of the
   script's functions, unknown wrappers (``ionice rm -rf ~``), inline interpreter code, code piped
   into a shell that is not visible as text: refused or risky as the case is certain or not.
+- Code carried in words (:mod:`._danger_code`: ``tar --to-command``, ``ssh -o ProxyCommand``,
+  ``git -c alias.x=!…``, ``trap``, ``alias``, ``BASH_ENV=…``) and names that stand for something
+  else (:mod:`._danger_links`: symbolic links the script makes, namerefs, aliases, ``git-push``).
 
 The hooks take the walk (:class:`.approvals._Walk`); the two modules import each other, and
 neither uses the other at import time.
@@ -30,7 +33,7 @@ from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING
 
-from . import _bash, _danger_rules
+from . import _bash, _danger_code, _danger_links, _danger_rules
 from . import approvals as _approvals
 from ._bash import Command, Part, Redirect, Word
 from ._danger_find import find
@@ -71,6 +74,8 @@ def command(walk: _Walk, unwrapped: _Unwrapped, scope: _Scope, depth: int) -> No
     if not words or depth > _bash.MAX_NESTING:
         return
     state = walk.danger
+    _danger_links.subjects(walk, unwrapped)
+    _danger_code.environment(walk, (a.split("=")[0] for a in unwrapped.assignments))
     variants = concrete(state, words)
     for variant in variants:
         if variant:
@@ -83,6 +88,10 @@ def command(walk: _Walk, unwrapped: _Unwrapped, scope: _Scope, depth: int) -> No
     name, args = words[0].text, list(words[1:])
     program = _approvals._program(name)
     place = walk.place(scope)
+    linked = _danger_links.through(walk, words, place)
+    if linked:
+        _again(walk, [*linked, *(_INPUT if unwrapped.open_args else ())], scope, depth)
+    _alias(walk, words, scope, depth)
     copied = state.copies.get(_resolved(place, name) or "") if "/" in name else None
     if copied:
         _again(walk, [literal(copied), *args, *(_INPUT if unwrapped.open_args else ())], scope, depth)
@@ -94,14 +103,17 @@ def command(walk: _Walk, unwrapped: _Unwrapped, scope: _Scope, depth: int) -> No
     for rule in rules(program):
         walk.risk(could(walk, rule, args, place, open_args=unwrapped.open_args, name=program))
     walk.risk(_danger_rules.inline_code(program, args))
-    if program in _DECLARES:
+    if program in _DECLARES and not (program != "export" and _danger_links.declare(walk, args)):
         for word in args:
             assign_word(walk, word)
     _code(walk, program, args, scope, depth)
+    _danger_code.words(walk, program, args, scope, depth)
     if program == "find":
         find(walk, args, scope, depth)
     if program in ("cp", "ln", "install"):
         _copy(walk, args, place)
+    if program == "ln":
+        _danger_links.link(walk, args, place)
     if program in _approvals._FETCHERS:
         for target in _approvals._write_targets(program, args) or _remote_names(program, args):
             path = _resolved(place, target.text)
@@ -123,6 +135,27 @@ def _again(walk: _Walk, words: Sequence[Word], scope: _Scope, depth: int) -> Non
     again = sub(walk)
     again.run(words, scope.copy(), depth + 1)
     walk.refuse(again.refused)
+    walk.risk(again.risky)
+
+
+def _alias(walk: _Walk, words: Sequence[Word], scope: _Scope, depth: int) -> None:
+    """A command named by an alias the script defined: what it stands for, checked again; its
+    refusal refuses once ``shopt -s expand_aliases`` is on, else marks the command risky."""
+    state = walk.danger
+    found = _danger_links.expanded(walk, words)
+    name = words[0].text
+    if found is None or name in state.expanding:
+        return
+    state.expanding.add(name)
+    try:
+        again = sub(walk)
+        again.run(found, scope.copy(), depth + 1)
+    finally:
+        state.expanding.discard(name)
+    if state.expand_aliases:
+        walk.refuse(again.refused)
+    elif again.refused:
+        walk.risk(f"the alias {name} could run a refused command: {again.refused}")
     walk.risk(again.risky)
 
 
@@ -286,6 +319,7 @@ def assign_word(walk: _Walk, word: Word) -> None:
     name = name.removesuffix("+")
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         return
+    _danger_code.environment(walk, [name])
     parts = ([Part("text", rest)] if rest else []) + list(word.parts[1:])
     if parts and parts[0].kind == "text" and parts[0].value.startswith("~"):
         head, slash, tail = parts[0].value.partition("/")

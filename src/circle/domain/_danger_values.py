@@ -49,6 +49,9 @@ class State:
     calls: dict[str, set[tuple[str, bool]]] = field(default_factory=dict)
     positional: tuple[Word, ...] | None = None
     expanding: set[str] = field(default_factory=set)
+    aliases: dict[str, str] = field(default_factory=dict)
+    expand_aliases: bool = False
+    links: dict[str, str | None] = field(default_factory=dict)
 
 
 def literal(text: str) -> Word:
