@@ -6,8 +6,9 @@ Order of a decision for a call that changes something (reads never come here):
    judged by its parts (:func:`circle.domain.approval_rules.decide_command`): a deny of any simple
    command in it, or of the whole line, denies.
 2. read-only mode denies every change (a command known to be read-only still runs).
-3. A call that touches an always-ask place (.git/hooks, .git/config, .gitmodules, .circle/, Circle's
-   data folder) or that an always-refused pattern could match asks, in every other mode.
+3. A call that touches an always-ask place (.git/hooks, .git/config, .git/info, .gitmodules,
+   .circle/, Circle's data folder) or that an always-refused pattern could match asks, in every
+   other mode.
 4. A command with a part not known before it runs (``$X push``) that a deny or ask rule could
    match asks, in every other mode, unless the person allowed exactly that line.
 5. A PreToolUse hook's allow lets it run (it never overrides 1, 4 or an always-refused command,
@@ -118,7 +119,7 @@ class ApprovalPolicy:
                 return request.ask_reason or request.summary
             if request.ask_reason:
                 return request.ask_reason
-            return "it touches .git/hooks, .git/config, .gitmodules or .circle/, which always ask"
+            return "it touches .git/hooks, .git/config, .git/info, .gitmodules or .circle/, which always ask"
         if self.mode == "read-only":
             return ApprovalDecision(allowed=False, reason="read-only mode blocks every change")
         if doubt and self.person is None:

@@ -19,8 +19,9 @@ class ApprovalRequest:
         summary: What the person reads ("edit src/app.py", the command), secrets written %NAME%.
         subject: What rules match: the command, or the path relative to the workspace.
         outside_workspace: The call writes outside the workspace.
-        always_ask: The call touches .git/hooks, .git/config, .gitmodules or .circle/: it asks in
-            every mode.
+        always_ask: The call touches an always-ask place (.git/hooks, .git/config, .git/info,
+            .gitmodules, .circle/, the data folder) or could run an always-refused command: it asks
+            in every mode.
         safe: The command is known to be read-only.
         hook_allowed: A PreToolUse hook (or the person, asked for a hook) allowed this call.
         subjects: Every path a call about several files changes (a patch); the rules judge each,
