@@ -19,6 +19,7 @@ from circle.domain.model import ModelEvent, ModelRequest, RequestSent, ResponseS
 from circle.domain.settings import Endpoint
 
 from ._error_hints import transport_error
+from ._sdk import loaded
 from ._status_errors import status_error
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class OpenAIClient:
         """Post ``body`` to ``path`` and yield what ``read`` makes of the 200 answer, between the
         :class:`RequestSent` and :class:`ResponseStarted` markers; SDK and transport errors are
         raised as :mod:`circle.domain.errors`."""
+        await loaded("openai", "httpx2")
         import httpx2
         import openai
 

@@ -36,6 +36,7 @@ from circle.domain.settings import Endpoint
 
 from ._anthropic_wire import RequestEncoder, StreamTranslator, Wire, thinking_scope
 from ._error_hints import transport_error
+from ._sdk import loaded, loaded_with
 from ._sse import SSEDecoder as _SSEDecoder
 from ._sse import drain, parse_json
 from ._status_errors import error_text, error_type, status_error
@@ -107,6 +108,8 @@ class AnthropicModel:
             ConfigError: no API key for api.anthropic.com, or no model named.
             ModelError: the endpoint refused, failed or could not be reached (a subclass says which).
         """
+        if self._client is None:
+            await loaded_with("anthropic", "httpx2", make=self._sdk)
         client = self._sdk()
         model = request.model or self._endpoint.model
         if not model:
@@ -121,6 +124,7 @@ class AnthropicModel:
         """Post a request body written elsewhere (a side request, such as a native web search) and
         yield what ``translator`` makes of the answer; errors are raised as :meth:`stream` raises them.
         """
+        await loaded("anthropic", "httpx2")
         async with contextlib.aclosing(self._answer(_post(self._sdk(), body), translator)) as events:
             async for event in events:
                 yield event

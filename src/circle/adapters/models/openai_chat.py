@@ -21,6 +21,7 @@ from circle.domain.settings import Endpoint
 
 from ._openai_chat_wire import ChunkTranslator, RequestEncoder
 from ._openai_common import OpenAIClient
+from ._sdk import loaded_with
 from ._sse import SSEDecoder, drain, parse_json
 
 if TYPE_CHECKING:
@@ -46,7 +47,8 @@ class OpenAIChatModel(OpenAIClient):
             ConfigError: no API key for api.openai.com, or no model named.
             ModelError: the endpoint refused, failed or could not be reached (a subclass says which).
         """
-        self._sdk()
+        if self._client is None:
+            await loaded_with("openai", "httpx2", make=self._sdk)
         body = self._encoder.encode(request, model=self._model(request))
         translator = ChunkTranslator()
         sent = self.post("/chat/completions", body, lambda response: _events(response, translator))

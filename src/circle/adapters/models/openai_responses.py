@@ -20,6 +20,7 @@ from circle.domain.settings import Endpoint
 
 from ._openai_common import OpenAIClient
 from ._openai_responses_wire import EventTranslator, RequestEncoder
+from ._sdk import loaded_with
 from ._sse import SSEDecoder, drain, parse_json
 
 if TYPE_CHECKING:
@@ -47,7 +48,8 @@ class OpenAIResponsesModel(OpenAIClient):
             ConfigError: no API key for api.openai.com, or no model named.
             ModelError: the endpoint refused, failed or could not be reached (a subclass says which).
         """
-        self._sdk()
+        if self._client is None:
+            await loaded_with("openai", "httpx2", make=self._sdk)
         body = self._encoder.encode(request, model=self._model(request))
         async with contextlib.aclosing(self.send(body, EventTranslator())) as events:
             async for event in events:
