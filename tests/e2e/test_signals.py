@@ -4,6 +4,7 @@ answer, still ends the foreground command (the parent-death signal), so nothing 
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -84,3 +85,44 @@ def test_a_killed_circle_takes_its_foreground_command_with_it(cli: Circle) -> No
     [result] = [m["content"] for m in sent["messages"] if m["role"] == "tool"]
     assert result.startswith("Interrupted: Circle stopped while this call was still running"), result
     assert "check before running it again" in result
+
+
+def test_a_hangup_stops_the_interface_and_its_command_and_records_the_call(cli: Circle) -> None:
+    import shlex
+    import shutil
+    import uuid
+
+    from .conftest import circle_command
+    from .test_tui import Terminal
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    assert cli.run("trust", str(cli.workspace)).returncode == 0
+    cli.gateway.enqueue(chat_tool_calls([("c1", "execute", {"command": _COMMAND})]))
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in cli.env(TERM="xterm-256color").items())
+    script = cli.workspace.parent / "run.sh"
+    script.write_text(
+        f"cd {shlex.quote(str(cli.workspace))} && env -i {exports} {shlex.quote(circle_command())}"
+        " --yolo --session-id tui-hup 'wait a while'; echo EXIT=$?; sleep 30\n"
+    )
+    terminal = Terminal(uuid.uuid4().hex[:8])
+    try:
+        terminal.start(f"bash {shlex.quote(str(script))}")
+        pid_file = cli.workspace / "pid"
+        deadline = time.monotonic() + 60
+        while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        shell = int(pid_file.read_text())
+        circle = int(Path(f"/proc/{shell}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+        os.kill(circle, signal.SIGHUP)
+
+        screen = terminal.wait_for(lambda s: "EXIT=" in s, what="the exit")
+    finally:
+        terminal.close()
+    assert "EXIT=130" in screen and "circle --session tui-hup" in screen
+    assert not _running(shell)
+    time.sleep(4.5)
+    assert not (cli.workspace / "after").exists()
+    [result] = _stored_results(cli, "tui-hup")
+    assert "c1" in result

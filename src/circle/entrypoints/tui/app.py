@@ -8,6 +8,8 @@ are imported (and the backend made) on a thread while "Starting Circle…" is on
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -87,6 +89,10 @@ class CircleApp(App[int]):
         yield Static("Starting Circle…", id="starting")
 
     def on_mount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal: stop the turn, record, leave
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self.quit_circle, EXIT_INTERRUPTED)
         self.start()
 
     @property
@@ -191,7 +197,7 @@ class CircleApp(App[int]):
         host = self.host
         if host is not None:
             if host.session.is_running:
-                host.cancel()
+                await host.session.abort()  # the turn stops and records the interruption first
             try:
                 stopped = await host.close()
             except CircleError as exc:
