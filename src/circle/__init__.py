@@ -12,7 +12,9 @@ __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
     "Agent": "circle.entrypoints.library",
+    "AgentEnded": "circle.application.events",
     "AgentEvent": "circle.application.events",
+    "AgentStarted": "circle.application.events",
     "ApprovalDecision": "circle.application.ports.approver",
     "ApprovalDeniedError": "circle.domain.errors",
     "ApprovalRequest": "circle.application.ports.approver",
@@ -53,7 +55,9 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "Agent",
+    "AgentEnded",
     "AgentEvent",
+    "AgentStarted",
     "ApprovalDecision",
     "ApprovalDeniedError",
     "ApprovalRequest",
@@ -96,7 +100,9 @@ __all__ = [
 if TYPE_CHECKING:
     from circle.application.agent_loop import TurnResult
     from circle.application.events import (
+        AgentEnded,
         AgentEvent,
+        AgentStarted,
         BudgetWarned,
         CompactionEnded,
         CompactionStarted,

@@ -75,7 +75,7 @@ def test_json_mode_streams_one_event_a_line(cli: Circle) -> None:
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     types = [e["type"] for e in events]
-    assert types[0] == "turn_start" and types[-1] == "turn_end"
+    assert types[:2] == ["agent_start", "turn_start"] and types[-2:] == ["turn_end", "agent_end"]
     assert "message_update" in types
     start = next(e for e in events if e["type"] == "tool_execution_start")
     assert start["toolName"] == "read_file" and start["args"] == {"file_path": "a.txt"}
@@ -87,8 +87,10 @@ def test_json_mode_streams_one_event_a_line(cli: Circle) -> None:
         if e["type"] == "message_update" and e["assistantMessageEvent"]["type"] == "text_delta"
     )
     assert deltas == "It says alpha."
-    assert events[-1]["answer"] == "It says alpha."
-    assert events[-1]["usage"]["input"] > 0
+    assert events[-2]["answer"] == "It says alpha."
+    assert events[-2]["usage"]["input"] > 0
+    roles = [m["role"] for m in events[-1]["messages"]]
+    assert roles == ["user", "assistant", "toolResult", "assistant"]
 
 
 def test_kill_9_mid_command_loses_nothing_committed(cli: Circle) -> None:

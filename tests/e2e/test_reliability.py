@@ -34,7 +34,8 @@ def test_json_mode_reports_a_retry_as_an_event(cli: Circle) -> None:
         "delay_ms": 0,
         "error": "the endpoint answered 503: Service Unavailable",
     }
-    assert events[-1]["type"] == "turn_end" and events[-1]["answer"] == "Fine."
+    assert events[-2]["type"] == "turn_end" and events[-2]["answer"] == "Fine."
+    assert events[-1]["type"] == "agent_end"
 
 
 def test_print_mode_says_it_retries_a_timeout_on_stderr(cli: Circle) -> None:

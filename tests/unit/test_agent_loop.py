@@ -9,7 +9,14 @@ from pydantic import JsonValue
 
 from circle.application.agent_loop import AgentLoop, Inbox, LoopSettings
 from circle.application.conversation import Conversation
-from circle.application.events import ErrorReported, ToolExecutionEnded, TurnEnded, TurnStarted
+from circle.application.events import (
+    AgentEnded,
+    AgentStarted,
+    ErrorReported,
+    ToolExecutionEnded,
+    TurnEnded,
+    TurnStarted,
+)
 from circle.application.tools.base import ToolContext, ToolOutput
 from circle.domain.errors import ConfigError, ModelConnectionError
 from circle.domain.messages import INTERRUPTED_RESULT, NOT_RUN_RESULT, Message, StopReason, ToolCallPart
@@ -26,9 +33,12 @@ async def test_a_text_answer_ends_the_turn() -> None:
     result = await session.prompt("hi")
     assert result.answer == "Hello there."
     assert result.usage.input == 10 and result.usage.output == 5
-    assert isinstance(h.sink.events[0], TurnStarted) and isinstance(h.sink.events[-1], TurnEnded)
+    kinds = [type(e) for e in h.sink.events]
+    assert kinds[:2] == [AgentStarted, TurnStarted] and kinds[-2:] == [TurnEnded, AgentEnded]
     stored = [cp.message.role for cp in await h.store.history(session.session_id)]
     assert stored == ["user", "assistant"]
+    ended = h.sink.events[-1]
+    assert isinstance(ended, AgentEnded) and [m.role for m in ended.messages] == stored
 
 
 async def test_tool_results_go_back_in_call_order() -> None:
@@ -176,7 +186,9 @@ async def test_cancel_kills_the_running_command_and_records_the_interruption() -
     assert h.processes.cancelled == ["sleep 100"]
     last = (await h.store.history(session.session_id))[-1].message
     assert last.tool_results[0].text == INTERRUPTED_RESULT
-    assert isinstance(h.sink.events[-1], TurnEnded) and h.sink.events[-1].aborted
+    turn_end = h.sink.events[-2]
+    assert isinstance(turn_end, TurnEnded) and turn_end.aborted
+    assert isinstance(h.sink.events[-1], AgentEnded)
 
 
 async def test_steering_is_read_before_the_next_request_and_follow_ups_start_new_turns() -> None:

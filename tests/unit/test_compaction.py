@@ -228,7 +228,7 @@ async def test_compact_on_request_and_costs_keep_the_answers_it_summarized() -> 
     assert sum(m.usage.total for m in counted if m.usage) == usage_before + 15  # the summary's own
     setup.model.add(answer("second"))
     await session.prompt("again")
-    assert isinstance(setup.sink.events[-1], TurnEnded)
+    assert isinstance(setup.sink.events[-2], TurnEnded)
 
 
 async def test_without_a_compaction_store_the_tool_is_not_offered() -> None:

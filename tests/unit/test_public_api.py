@@ -31,7 +31,9 @@ def test_importing_circle_loads_no_sdk() -> None:
 
 PUBLIC_NAMES = [
     "Agent",
+    "AgentEnded",
     "AgentEvent",
+    "AgentStarted",
     "ApprovalDecision",
     "ApprovalDeniedError",
     "ApprovalRequest",

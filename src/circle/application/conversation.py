@@ -27,6 +27,8 @@ class Conversation:
         self.session_id = session_id
         self.branch = branch
         self._history = history
+        self.appended = 0
+        """How many messages :meth:`append` has added since this conversation was opened."""
 
     @classmethod
     async def open(
@@ -67,6 +69,7 @@ class Conversation:
     async def append(self, message: Message, events: EventSink | None = None) -> str:
         checkpoint = await self.store.append(self.session_id, message, branch=self.branch)
         self._history.append(message)
+        self.appended += 1
         if events is not None:
             if message.role != "assistant":
                 events.emit(MessageStarted(message=message, role=message.role))

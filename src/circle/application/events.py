@@ -14,6 +14,21 @@ from circle.domain.messages import Message, Usage
 
 
 @dataclass(frozen=True, slots=True)
+class AgentStarted:
+    """The work a prompt (or a job notice) started begins: its turns, follow-ups and job turns."""
+
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEnded:
+    """That work has ended; ``messages`` are the ones it added to the conversation, oldest first."""
+
+    session_id: str
+    messages: tuple[Message, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TurnStarted:
     session_id: str
     message: str | None
@@ -28,13 +43,20 @@ class MessageStarted:
 
 
 DeltaKind = Literal["text", "thinking", "toolcall"]
+PartPhase = Literal["start", "delta", "end"]
 
 
 @dataclass(frozen=True, slots=True)
 class MessageUpdated:
+    """The model's answer grows: a part of ``kind`` starts, gets ``delta``, or ends (``delta`` is
+    empty at its start and end). ``content_index`` is the part's position in ``partial.parts``,
+    the answer so far."""
+
     kind: DeltaKind
     delta: str
     content_index: int
+    partial: Message | None = None
+    phase: PartPhase = "delta"
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +178,9 @@ class SubagentEvent:
 
 
 AgentEvent = (
-    TurnStarted
+    AgentStarted
+    | AgentEnded
+    | TurnStarted
     | MessageStarted
     | MessageUpdated
     | MessageEnded
@@ -173,7 +197,9 @@ AgentEvent = (
 )
 
 __all__ = [
+    "AgentEnded",
     "AgentEvent",
+    "AgentStarted",
     "BudgetWarned",
     "CompactionEnded",
     "CompactionReason",
@@ -183,6 +209,7 @@ __all__ = [
     "MessageEnded",
     "MessageStarted",
     "MessageUpdated",
+    "PartPhase",
     "RetryScheduled",
     "ToolExecutionEnded",
     "ToolExecutionStarted",

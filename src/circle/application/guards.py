@@ -15,6 +15,7 @@ The policies are in the domain (:mod:`~circle.domain.repetition`, :mod:`~circle.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections.abc import AsyncGenerator, Mapping, Sequence
@@ -22,21 +23,15 @@ from typing import Literal
 
 from pydantic import JsonValue
 
+from circle.domain.answer_parts import PartChange, PartTracker
+from circle.domain.errors import CircleError
 from circle.domain.loop_guard import loop_reminder
 from circle.domain.messages import Message, Part, StopReason, TextPart, ThinkingPart, ToolCallPart, Usage
-from circle.domain.model import (
-    AnswerAssembler,
-    ModelRequest,
-    StreamRestarted,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
-    ToolCallStarted,
-)
+from circle.domain.model import ModelRequest, StreamRestarted, TextDelta, ThinkingDelta
 from circle.domain.repetition import RepetitionDetector
 from circle.domain.tool_repair import Repaired, RepairError, repair_call
 
-from .events import MessageStarted, MessageUpdated
+from .events import MessageEnded, MessageStarted, MessageUpdated
 from .ports.event_sink import EventSink
 from .ports.model_client import ModelClient
 from .tools.base import ToolOutput
@@ -47,6 +42,7 @@ MAX_THINKING_RETRIES = 2
 THINKING_REMINDER = "Your previous reasoning started repeating itself; think differently and continue."
 REPEATED_TEXT_NOTE = "stopped: the answer started repeating itself"
 REPEATED_THINKING_NOTE = "stopped: the reasoning kept repeating itself"
+ABORTED_NOTE = "Request was aborted"
 
 Kind = Literal["text", "thinking"]
 
@@ -72,6 +68,8 @@ async def ask_model(
         if repeated != "thinking" or retries == MAX_THINKING_RETRIES:
             break
         retries += 1
+        void = message.model_copy(update={"stop_reason": StopReason.INCOMPLETE})
+        events.emit(MessageEnded(message=void, checkpoint_id=None))  # never stored
         log.info("thinking repeated itself; asking again (%d/%d)", retries, MAX_THINKING_RETRIES)
         dropped = dropped + (message.usage or Usage())
         attempt = dataclasses.replace(request, messages=(*request.messages, Message.user(THINKING_REMINDER)))
@@ -83,49 +81,81 @@ async def ask_model(
 async def _stream(
     model: ModelClient, request: ModelRequest, events: EventSink, *, model_name: str
 ) -> tuple[Message, Kind | None]:
-    """One streamed answer; stops early, and says which kind of content repeated, when one does."""
-    assembler = AnswerAssembler()
-    detectors: dict[Kind, RepetitionDetector] = {
-        "text": RepetitionDetector(),
-        "thinking": RepetitionDetector(),
-    }
+    """One streamed answer; stops early, and says which kind of content repeated, when one does.
+
+    Every part's start, deltas and end are emitted with the answer so far; a stream that fails or
+    is cancelled ends its message with that answer, stopped ``error`` or ``aborted``.
+    """
+    tracker = PartTracker()
+    detectors = _detectors()
     repeated: Kind | None = None
     events.emit(MessageStarted(message=None, role="assistant"))
-    index = -1
     stream = model.stream(request)
     try:
         async for event in stream:
-            assembler.add(event)
+            _emit_changes(events, tracker.add(event), tracker, model_name)
             match event:
-                case TextDelta(text=text):
-                    events.emit(MessageUpdated(kind="text", delta=text, content_index=index))
-                    if detectors["text"].feed(text):
-                        repeated = "text"
-                        break
-                case ThinkingDelta(text=text) if text:
-                    events.emit(MessageUpdated(kind="thinking", delta=text, content_index=index))
-                    if detectors["thinking"].feed(text):
-                        repeated = "thinking"
-                        break
-                case ToolCallStarted(index=call_index):
-                    index = call_index
-                case ToolCallDelta(arguments=arguments):
-                    events.emit(MessageUpdated(kind="toolcall", delta=arguments, content_index=index))
+                case TextDelta(text=text) if detectors["text"].feed(text):
+                    repeated = "text"
+                    break
+                case ThinkingDelta(text=text) if text and detectors["thinking"].feed(text):
+                    repeated = "thinking"
+                    break
                 case StreamRestarted():  # a retry: the answer starts again (the assembler forgot it)
-                    detectors = {"text": RepetitionDetector(), "thinking": RepetitionDetector()}
-                    index = -1
+                    detectors = _detectors()
                 case _:
                     pass
+        _emit_changes(events, tracker.finish(), tracker, model_name)
+    except asyncio.CancelledError:
+        _close(events, tracker, model_name, StopReason.ABORTED, ABORTED_NOTE)
+        raise
+    except Exception as exc:
+        reason = exc.message if isinstance(exc, CircleError) else f"{type(exc).__name__}: {exc}"
+        _close(events, tracker, model_name, StopReason.ERROR, reason)
+        raise
     finally:
         if isinstance(stream, AsyncGenerator):
             await stream.aclose()
-    message = assembler.message(model=model_name)
+    message = tracker.assembler.message(model=model_name)
     if repeated is None:
         return message, None
     cut = detectors[repeated].cut or 0
     note = REPEATED_TEXT_NOTE if repeated == "text" else REPEATED_THINKING_NOTE
     log.info("%s; kept %d characters", note, cut)
     return _cut(message, repeated, cut, note=note), repeated
+
+
+def _detectors() -> dict[Kind, RepetitionDetector]:
+    return {"text": RepetitionDetector(), "thinking": RepetitionDetector()}
+
+
+def _emit_changes(
+    events: EventSink, changes: list[PartChange], tracker: PartTracker, model_name: str
+) -> None:
+    if not changes:
+        return
+    partial = tracker.assembler.message(model=model_name)
+    for change in changes:
+        events.emit(
+            MessageUpdated(
+                kind=change.kind,
+                delta=change.delta,
+                content_index=change.index,
+                partial=partial,
+                phase=change.phase,
+            )
+        )
+
+
+def _close(events: EventSink, tracker: PartTracker, model_name: str, stop: StopReason, error: str) -> None:
+    """End a message the stream did not finish: its open parts, then the message, never stored."""
+    _emit_changes(events, tracker.finish(), tracker, model_name)
+    partial = tracker.assembler.message(model=model_name)
+    events.emit(
+        MessageEnded(
+            message=partial.model_copy(update={"stop_reason": stop, "error": error}), checkpoint_id=None
+        )
+    )
 
 
 def _cut(message: Message, kind: Kind, cut: int, *, note: str) -> Message:

@@ -26,6 +26,7 @@ from circle.domain.messages import DocumentPart, ImagePart
 
 from .agent_loop import AgentLoop, Inbox, TurnResult
 from .conversation import Conversation
+from .events import AgentEnded, AgentStarted
 from .jobs import JobManager
 
 MAX_JOB_TURNS = 10
@@ -54,6 +55,7 @@ class AgentSession:
         self._waiting: list[str] = []
         self._steered: list[str] = []
         self._settled: list[Callable[[], None]] = []
+        self._appended_at_start = 0
         if jobs is not None:
             jobs.on_ended(self._job_ended)
 
@@ -74,8 +76,18 @@ class AgentSession:
         """Call ``listener`` each time the work a prompt or a job notice started has ended."""
         self._settled.append(listener)
 
+    def _start(self) -> None:
+        """The work begins: busy until :meth:`_settle`."""
+        self._busy = True
+        self._appended_at_start = self.conversation.appended
+        self.loop.events.emit(AgentStarted(session_id=self.session_id))
+
     def _settle(self) -> None:
         self._busy = False
+        added = self.conversation.appended - self._appended_at_start
+        history = self.conversation.messages
+        messages = tuple(history[-added:]) if added > 0 else ()
+        self.loop.events.emit(AgentEnded(session_id=self.session_id, messages=messages))
         for listener in list(self._settled):
             listener()
 
@@ -91,7 +103,7 @@ class AgentSession:
         """
         if self.is_running or self._busy:
             raise ConfigError("a turn is already running: steer or follow up instead")
-        self._busy = True
+        self._start()
         self.job_turns = 0
         self.hold_job_turns = False
         try:
@@ -147,7 +159,7 @@ class AgentSession:
         if self.is_running:
             self._steer_waiting()
         elif not self._busy and self.job_turns < MAX_JOB_TURNS and not self.hold_job_turns:
-            self._busy = True
+            self._start()
             self.idle_turn = asyncio.create_task(self._idle())
 
     async def _idle(self) -> TurnResult:

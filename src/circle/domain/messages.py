@@ -28,6 +28,10 @@ class StopReason(StrEnum):
     FILTERED = "filtered"
     EMPTY = "empty"
     INCOMPLETE = "incomplete"
+    ABORTED = "aborted"
+    """Stopped by the person while it streamed (never stored: the partial answer is dropped)."""
+    ERROR = "error"
+    """The request failed while it streamed (never stored: the partial answer is dropped)."""
 
     @property
     def is_complete(self) -> bool:

@@ -154,7 +154,7 @@ class AnswerAssembler:
         match event:
             case StreamRestarted():
                 self._reset()
-            case TextDelta(text=text):
+            case TextDelta(text=text) if text:  # an empty one starts no part
                 last = self._parts[-1] if self._parts else None
                 if isinstance(last, TextPart):
                     self._parts[-1] = TextPart(text=last.text + text)
@@ -199,6 +199,11 @@ class AnswerAssembler:
                     provider_id=event.provider_id,
                 )
             )
+
+    @property
+    def part_count(self) -> int:
+        """How many parts the answer has so far; a new part is always the last."""
+        return len(self._parts)
 
     @property
     def usage(self) -> Usage:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import assert_never
 
 from pydantic import JsonValue
 
 from circle.application.events import (
+    AgentEnded,
     AgentEvent,
+    AgentStarted,
     BudgetWarned,
     CompactionEnded,
     CompactionStarted,
@@ -25,6 +29,9 @@ from circle.application.events import (
     TurnEnded,
     TurnStarted,
 )
+from circle.application.runtime import Runtime
+from circle.application.session import AgentSession
+from circle.domain.catalog import Prices as ModelPrices
 from circle.domain.messages import (
     DocumentPart,
     ImagePart,
@@ -36,23 +43,56 @@ from circle.domain.messages import (
     ToolResultPart,
     Usage,
 )
+from circle.domain.pricing import PER_TOKENS
 
-_STOP_NAMES = {
-    StopReason.END: "stop",
-    StopReason.TOOL_USE: "toolUse",
-    StopReason.MAX_TOKENS: "length",
-    StopReason.FILTERED: "filtered",
-    StopReason.EMPTY: "empty",
-    StopReason.INCOMPLETE: "incomplete",
-}
+from ._langchain_json import langchain_json, langchain_system
+from ._stop_names import STOP_NAMES
+
+Prices = Callable[[str | None], ModelPrices | None]
+"""A model's prices (None when unknown), by its id."""
 
 
-def usage_json(usage: Usage) -> dict[str, JsonValue]:
+def _openai(_model: str | None) -> str:
+    return "openai"
+
+
+def _unpriced(_model: str | None) -> ModelPrices | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where answers come from, as pi names it: the wire ``api``, the ``provider`` and the prices."""
+
+    api: str = "openai-completions"
+    provider: Callable[[str | None], str] = _openai
+    prices: Prices = _unpriced
+
+
+API_NAMES = {"anthropic": "anthropic-messages", "openai-chat": "openai-completions"}
+"""Circle's protocol names -> pi's ``api`` names (``openai-responses`` is the same in both)."""
+
+
+def usage_json(usage: Usage, prices: ModelPrices | None = None) -> dict[str, JsonValue]:
+    """Tokens in Circle's names and in pi's beside them (``cacheRead``, ``totalTokens``, ``cost``
+    in US dollars, zero where the price is unknown)."""
+    parts: dict[str, float] = {
+        "input": usage.input * prices.input if prices else 0.0,
+        "output": usage.output * prices.output if prices else 0.0,
+        "cacheRead": usage.cache_read * prices.cache_read if prices else 0.0,
+        "cacheWrite": usage.cache_write * prices.cache_write if prices else 0.0,
+    }
+    priced: dict[str, JsonValue] = {k: v / PER_TOKENS for k, v in parts.items()}
+    priced["total"] = sum(parts.values()) / PER_TOKENS
     return {
         "input": usage.input,
         "output": usage.output,
         "cache_read": usage.cache_read,
         "cache_write": usage.cache_write,
+        "cacheRead": usage.cache_read,
+        "cacheWrite": usage.cache_write,
+        "totalTokens": usage.total,
+        "cost": priced,
     }
 
 
@@ -73,7 +113,17 @@ def _content(part: TextPart | ThinkingPart | ImagePart | DocumentPart | ToolCall
             assert_never(part)
 
 
-def message_json(message: Message) -> dict[str, JsonValue]:
+def message_json(
+    message: Message, *, timestamp: int | None = None, origin: Origin | None = None
+) -> dict[str, JsonValue]:
+    """``message`` in pi's shape; ``timestamp`` (ms since the epoch) and ``origin`` when known."""
+    data = _message_body(message, origin or Origin())
+    if timestamp is not None:
+        data["timestamp"] = timestamp
+    return data
+
+
+def _message_body(message: Message, origin: Origin) -> dict[str, JsonValue]:
     if message.role == "tool":
         result: ToolResultPart = message.tool_results[0]
         return {
@@ -86,26 +136,95 @@ def message_json(message: Message) -> dict[str, JsonValue]:
     content: list[JsonValue] = [_content(p) for p in message.parts if not isinstance(p, ToolResultPart)]
     if message.role == "user":
         return {"role": "user", "content": content}
-    data: dict[str, JsonValue] = {"role": "assistant", "content": content, "model": message.model}
-    if message.usage is not None:
-        data["usage"] = usage_json(message.usage)
+    data: dict[str, JsonValue] = {
+        "role": "assistant",
+        "content": content,
+        "api": origin.api,
+        "provider": origin.provider(message.model),
+        "model": message.model,
+        "usage": usage_json(message.usage or Usage(), origin.prices(message.model)),
+    }
     if message.stop_reason is not None:
-        data["stopReason"] = _STOP_NAMES[message.stop_reason]
+        data["stopReason"] = STOP_NAMES[message.stop_reason]
+    if message.error is not None:
+        data["errorMessage"] = message.error
     return data
 
 
-def event_json(event: AgentEvent) -> dict[str, JsonValue]:
+class EventEncoder:
+    """Agent events as pi's event lines, one list per event.
+
+    A streamed answer becomes what pi's clients expect: ``message_start`` then a ``start`` update;
+    each part's ``*_start``, ``*_delta`` and ``*_end`` with the answer so far (``partial``); then
+    ``done``, or ``error`` for an answer cut by an abort or a failure, before ``message_end``.
+    A message keeps the ``timestamp`` of its start.
+    """
+
+    def __init__(self, origin: Origin | None = None, *, clock: Callable[[], float] = time.time) -> None:
+        self.origin = origin or Origin()
+        self.clock = clock
+        self._started: int | None = None
+
+    def lines(self, event: AgentEvent) -> list[dict[str, JsonValue]]:
+        origin = self.origin
+        match event:
+            case MessageStarted(role=role):
+                self._started = round(self.clock() * 1000)
+                first = event_json(event, origin=origin, timestamp=self._started)
+                if role != "assistant":
+                    return [first]
+                return [first, self._update({"type": "start"}, first["message"])]
+            case MessageUpdated():
+                return [event_json(event, origin=origin, timestamp=self._stamp())]
+            case MessageEnded(message=message):
+                last = event_json(event, origin=origin, timestamp=self._stamp())
+                self._started = None
+                if message.role != "assistant":
+                    return [last]
+                body = last["message"]
+                if message.stop_reason in (StopReason.ABORTED, StopReason.ERROR):
+                    closing = {"type": "error", "reason": STOP_NAMES[message.stop_reason], "error": body}
+                else:
+                    reason = STOP_NAMES[message.stop_reason or StopReason.END]
+                    closing = {"type": "done", "reason": reason, "message": body}
+                return [self._update(closing, body), last]
+            case _:
+                return [event_json(event, origin=origin)]
+
+    def _stamp(self) -> int:
+        return self._started if self._started is not None else round(self.clock() * 1000)
+
+    @staticmethod
+    def _update(update: dict[str, JsonValue], message: JsonValue) -> dict[str, JsonValue]:
+        if update["type"] == "start":
+            update["partial"] = message
+        return {"type": "message_update", "message": message, "assistantMessageEvent": update}
+
+
+def event_json(
+    event: AgentEvent, *, origin: Origin | None = None, timestamp: int | None = None
+) -> dict[str, JsonValue]:
+    """The main line of ``event`` (see :class:`EventEncoder` for the whole sequence pi expects)."""
     match event:
+        case AgentStarted(session_id=session_id):
+            return {"type": "agent_start", "session_id": session_id}
+        case AgentEnded(session_id=session_id, messages=messages):
+            listed: list[JsonValue] = [message_json(m, origin=origin) for m in messages]
+            return {"type": "agent_end", "messages": listed, "session_id": session_id}
         case TurnStarted(session_id=session_id, message=message):
             return {"type": "turn_start", "message": message, "session_id": session_id}
         case MessageStarted(message=message, role=role):
-            body = message_json(message) if message else {"role": role, "content": []}
-            return {"type": "message_start", "message": body}
-        case MessageUpdated(kind=kind, delta=delta, content_index=index):
-            update: dict[str, JsonValue] = {"type": f"{kind}_delta", "contentIndex": index, "delta": delta}
-            return {"type": "message_update", "assistantMessageEvent": update}
+            if message is None:
+                message = Message(role=role, parts=())
+            return {
+                "type": "message_start",
+                "message": message_json(message, timestamp=timestamp, origin=origin),
+            }
+        case MessageUpdated():
+            return _update_json(event, origin=origin, timestamp=timestamp)
         case MessageEnded(message=message, checkpoint_id=checkpoint_id):
-            return {"type": "message_end", "message": message_json(message), "checkpoint_id": checkpoint_id}
+            body = message_json(message, timestamp=timestamp, origin=origin)
+            return {"type": "message_end", "message": body, "checkpoint_id": checkpoint_id}
         case ToolExecutionStarted(tool_call_id=call_id, tool_name=name, args=args):
             return {"type": "tool_execution_start", "toolCallId": call_id, "toolName": name, "args": args}
         case ToolExecutionEnded(tool_call_id=call_id, tool_name=name, result=text, is_error=is_error):
@@ -163,6 +282,31 @@ def event_json(event: AgentEvent) -> dict[str, JsonValue]:
             assert_never(event)
 
 
+def _update_json(
+    event: MessageUpdated, *, origin: Origin | None, timestamp: int | None
+) -> dict[str, JsonValue]:
+    update: dict[str, JsonValue] = {
+        "type": f"{event.kind}_{event.phase}",
+        "contentIndex": event.content_index,
+    }
+    partial = event.partial
+    if event.phase == "delta":
+        update["delta"] = event.delta
+    elif event.phase == "end" and partial is not None and event.content_index < len(partial.parts):
+        part = partial.parts[event.content_index]
+        if isinstance(part, ToolCallPart):
+            update["toolCall"] = _content(part)
+        elif isinstance(part, TextPart | ThinkingPart):
+            update["content"] = part.text
+    data: dict[str, JsonValue] = {"type": "message_update"}
+    if partial is not None:
+        body = message_json(partial, timestamp=timestamp, origin=origin)
+        data["message"] = body
+        update["partial"] = body
+    data["assistantMessageEvent"] = update
+    return data
+
+
 def _compaction_end(event: CompactionEnded) -> dict[str, JsonValue]:
     data: dict[str, JsonValue] = {
         "type": "compaction_end",
@@ -185,92 +329,31 @@ def dumps(data: dict[str, JsonValue]) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def langchain_json(message: Message) -> list[dict[str, JsonValue]]:
-    """``message`` as LangChain message dicts (``{"type", "data"}``, what ``messages_to_dict``
-    writes): a person's as ``human``, an answer as ``ai`` (tool calls and token usage included),
-    each tool result as a ``tool`` message of its own."""
-    if message.role == "tool":
-        return [
-            _langchain(
-                "tool",
-                _lc_content(r.content),
-                tool_call_id=r.tool_call_id,
-                name=r.tool_name,
-                artifact=None,
-                status="error" if r.is_error else "success",
-            )
-            for r in message.tool_results
-        ]
-    content = _lc_content([p for p in message.parts if not isinstance(p, ToolCallPart | ToolResultPart)])
-    if message.role == "user":
-        return [_langchain("human", content, example=False)]
-    calls: list[JsonValue] = [
-        {"name": c.name, "args": c.parsed_arguments() or {}, "id": c.id, "type": "tool_call"}
-        for c in message.tool_calls
-    ]
-    usage: JsonValue = None
-    if message.usage is not None:
-        u = message.usage
-        usage = {
-            "input_tokens": u.input + u.cache_read + u.cache_write,
-            "output_tokens": u.output,
-            "total_tokens": u.input + u.cache_read + u.cache_write + u.output,
-            "input_token_details": {"cache_read": u.cache_read, "cache_creation": u.cache_write},
-        }
-    metadata: dict[str, JsonValue] = {"model_name": message.model}
-    if message.stop_reason is not None:
-        metadata["stop_reason"] = _STOP_NAMES[message.stop_reason]
-    return [
-        _langchain(
-            "ai",
-            content,
-            response_metadata=metadata,
-            example=False,
-            tool_calls=calls,
-            invalid_tool_calls=[],
-            usage_metadata=usage,
-        )
-    ]
+def session_origin(runtime: Runtime, session: Callable[[], AgentSession]) -> Origin:
+    """The origin of the answers in ``runtime``'s current session (``session`` gives it): the api
+    of the protocol, the provider the catalog names (else the protocol's family), the prices the
+    session counts with."""
+    protocol = runtime.options.protocol
+    family = "anthropic" if protocol == "anthropic" else "openai"
+
+    def provider(model: str | None) -> str:
+        return runtime.ports.catalog.lookup(model or runtime.options.model).provider or family
+
+    def prices(model: str | None) -> ModelPrices | None:
+        return session().loop.costs.prices_for(model)
+
+    return Origin(api=API_NAMES.get(protocol, protocol), provider=provider, prices=prices)
 
 
-def langchain_system(text: str) -> dict[str, JsonValue]:
-    return _langchain("system", text)
-
-
-def _langchain(kind: str, content: JsonValue, **fields: JsonValue) -> dict[str, JsonValue]:
-    data: dict[str, JsonValue] = {
-        "content": content,
-        "additional_kwargs": {},
-        "response_metadata": {},
-        "type": kind,
-        "name": None,
-        "id": None,
-    }
-    data.update(fields)
-    return {"type": kind, "data": data}
-
-
-def _lc_content(parts: Sequence[object]) -> JsonValue:
-    """A plain string when every part is text, else LangChain's content blocks."""
-    if all(isinstance(p, TextPart) for p in parts):
-        return "".join(p.text for p in parts if isinstance(p, TextPart))
-    blocks: list[JsonValue] = []
-    for part in parts:
-        match part:
-            case TextPart(text=text):
-                blocks.append({"type": "text", "text": text})
-            case ThinkingPart(text=text):
-                blocks.append({"type": "thinking", "thinking": text})
-            case ImagePart(media_type=media, data=data):
-                blocks.append({"type": "image_url", "image_url": {"url": f"data:{media};base64,{data}"}})
-            case DocumentPart(media_type=media, data=data, name=name):
-                blocks.append(
-                    {
-                        "type": "file",
-                        "source_type": "base64",
-                        "mime_type": media,
-                        "data": data,
-                        "filename": name,
-                    }
-                )
-    return blocks
+__all__ = [
+    "API_NAMES",
+    "EventEncoder",
+    "Origin",
+    "dumps",
+    "event_json",
+    "langchain_json",
+    "langchain_system",
+    "message_json",
+    "session_origin",
+    "usage_json",
+]

@@ -45,7 +45,7 @@ from .container import (
     trust_list_at,
 )
 from .discovery import settle_protocol
-from .event_codec import dumps, event_json
+from .event_codec import EventEncoder, dumps, session_origin
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 DEFAULT_JOB_WAIT_S = 1800.0
@@ -59,9 +59,12 @@ class JsonLines:
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
+        self.encoder = EventEncoder()
+        """Set to one that knows the session's origin once the session is open."""
 
     def emit(self, event: AgentEvent) -> None:
-        self.out.write(dumps(event_json(event)) + "\n")
+        for line in self.encoder.lines(event):
+            self.out.write(dumps(line) + "\n")
         self.out.flush()
 
 
@@ -322,6 +325,8 @@ async def run_headless(
     runtime.events.subscribe(sink if sink is not None else notices)
     try:
         session = await open_session(runtime, opts)
+        if sink is not None:
+            sink.encoder = EventEncoder(session_origin(runtime, lambda: session))
         result = await _run_interruptible(session, session.prompt(opts.message, media=opts.media))
         if not json_mode and not result.aborted and result.error is None:
             _print_answer(out, result.answer)

@@ -37,7 +37,15 @@ from circle.domain.thinking import parse_level
 
 from ._crash import write_crash_log
 from ._stdin import StdinLines
-from .event_codec import dumps, event_json, langchain_json, langchain_system, usage_json
+from .event_codec import (
+    API_NAMES,
+    EventEncoder,
+    dumps,
+    langchain_json,
+    langchain_system,
+    session_origin,
+    usage_json,
+)
 from .headless import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -49,7 +57,6 @@ from .headless import (
 )
 
 EXIT_FAILED = 1
-_API_NAMES = {"anthropic": "anthropic-messages", "openai-chat": "openai-completions"}
 
 
 class RpcError(Exception):
@@ -94,13 +101,15 @@ class RpcServer:
         self._work: asyncio.Task[object] | None = None
         self._endpoint_models: list[str] | None = None
         self._known_jobs: dict[int, str] = {}
+        self.encoder = EventEncoder(session_origin(runtime, lambda: self.session))
         self._watch(session)
         runtime.events.subscribe(self)
 
     # events ----------------------------------------------------------------------------------
 
     def emit(self, event: AgentEvent) -> None:
-        self.out.write(event_json(event))
+        for line in self.encoder.lines(event):
+            self.out.write(line)
 
     def _watch(self, session: AgentSession) -> None:
         session.on_settled(
@@ -423,7 +432,7 @@ class RpcServer:
         return {
             "id": model,
             "name": info.name or model,
-            "api": _API_NAMES.get(protocol, protocol),
+            "api": API_NAMES.get(protocol, protocol),
             "provider": info.provider or None,
             "baseUrl": self.endpoint[0] or None,
             "reasoning": info.reasoning,

@@ -27,12 +27,15 @@ from circle.application.events import (
     ToolExecutionStarted,
 )
 from circle.domain.display import command_lines, escape_for_display, more_lines
-from circle.domain.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from circle.entrypoints.tui._format import clip, edit_preview, tool_title
 
 OUTPUT_LINES = 12
 DIFF_LINES = 40
 FILE_TOOLS = frozenset({"write_file", "edit_file", "apply_patch", "delete"})
+
+_SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
+"""A streamed answer cut by these is told by the error line or the turn's end, not again here."""
 
 
 def diff_text(diff: str, *, lines: int = DIFF_LINES) -> Text:
@@ -319,7 +322,7 @@ class ConversationView(VerticalScroll):
             answer = Answer()
             self.add(answer)
             answer.finish(message.text)
-        if message.error:
+        if message.error and message.stop_reason not in _SAID_ELSEWHERE:
             self.notice(f"error: {message.error}", kind="error")
         self.answer = self.thinking = None
 
