@@ -95,6 +95,12 @@ class CircleApp(App[int]):
                 loop.add_signal_handler(sig, self.quit_circle, EXIT_INTERRUPTED)
         self.start()
 
+    def on_unmount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+
     @property
     def backend(self) -> Backend:
         assert self._backend is not None, "the backend is made when the app starts"
