@@ -198,6 +198,23 @@ ALWAYS_REFUSED = [
     "find . -maxdepth 0 -execdir rm -rf ~ \\;",
     "perl -MFile::Path=remove_tree -e 'remove_tree($ENV{HOME})'",
     "python3 - <<'E'\nimport shutil, os\nshutil.rmtree(os.path.expanduser('~'))\nE",
+    "tar --checkpoint=1 --checkpoint-action=exec='rm -rf ~' -cf /dev/null notes.txt",
+    "tar -cf t.tar notes.txt && tar -xf t.tar --to-command='rm -rf ~'",
+    "tar -I 'sh -c \"rm -rf ~\"' -cf x.tgz notes.txt",
+    "tar --use-compress-program='sh -c \"rm -rf ~\"' -cf x.tgz notes.txt",
+    "zip z.zip notes.txt -T -TT 'rm -rf ~ #'",
+    "zip z.zip notes.txt -T --unzip-command 'rm -rf ~ #'",
+    "gdb -batch -ex 'shell rm -rf ~'",
+    "rsync -e 'sh -c \"rm -rf ~\"' notes.txt x:y",
+    "ssh -o ProxyCommand='rm -rf ~' x",
+    "git -c core.sshCommand='rm -rf ~' fetch ssh://x/y",
+    "trap 'rm -rf ~' EXIT",
+    "shopt -s expand_aliases\nalias x='rm -rf ~'\nx",
+    "git -c alias.x='!rm -rf ~' x",
+    "echo 'rm -rf ~' > e; BASH_ENV=e bash -c :",
+    "declare -n r=HOME; rm -rf $r",
+    "ln -s ~ h; rm -rf h/",
+    "ln -s ~ h; rm -rf h/*",
 ]
 
 
@@ -332,6 +349,7 @@ DENIED_PUSH = [
     "find . -maxdepth 0 -exec git push \\;",
     "env -S 'git push'",
     "echo git push | bash -s",
+    "/usr/lib/git-core/git-push",
 ]
 
 
@@ -341,6 +359,13 @@ def test_a_deny_rule_holds_for_every_spelling_of_the_command(victim: Victim) -> 
     results = victim.run([execute(command, f"c{i}") for i, command in enumerate(DENIED_PUSH)], "--yolo")
     for command, result in zip(DENIED_PUSH, results, strict=True):
         assert "denied by your approvals.json" in result, (command, result)
+
+
+def test_a_deny_rule_holds_for_what_xargs_adds(victim: Victim) -> None:
+    rules = [{"tool": "execute", "pattern": "git push*", "effect": "deny"}]
+    victim.path(f"{DATA}/approvals.json").write_text(json.dumps(rules))
+    results = victim.run([execute("xargs git <<< push")], "--yolo")
+    assert _not_run(results[0]) and "deny rule might match" in results[0], results
 
 
 def test_an_allow_rule_covers_only_the_command_it_names(victim: Victim) -> None:
