@@ -10,6 +10,8 @@ import subprocess
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from circle._testing.gateway import chat_text
 
 from .conftest import Circle, circle_command
@@ -119,3 +121,36 @@ def test_a_session_of_another_folder_works_in_its_own_folder_and_says_so(cli: Ci
     assert done.stderr == f"circle: session home-s works in {cli.workspace}, its own folder\n"
     body = [r.json() for r in cli.gateway.requests if r.path.endswith("/chat/completions")][-1]
     assert str(cli.workspace) in body["messages"][0]["content"]
+
+
+def test_the_interface_opens_a_session_of_another_folder_in_its_own_folder(
+    cli: Circle, tmp_path: Path
+) -> None:
+    import shlex
+    import shutil
+    import uuid
+
+    from .test_tui import Terminal
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    cli.gateway.enqueue(chat_text("Hi."))
+    assert cli.run("-p", "--yolo", "--session-id", "home-t", "hello").returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in cli.env(TERM="xterm-256color").items())
+    script = tmp_path / "run.sh"
+    script.write_text(
+        f"cd {shlex.quote(str(elsewhere))} && env -i {exports} {shlex.quote(circle_command())}"
+        " --session home-t; echo EXIT=$?; sleep 30\n"
+    )
+    terminal = Terminal(uuid.uuid4().hex[:8])
+    try:
+        terminal.start(f"bash {shlex.quote(str(script))}")
+        terminal.wait_for(lambda s: "thinking" in s, what="the footer")  # no trust question for elsewhere
+        terminal.keys("C-c")
+        terminal.keys("C-c")
+        screen = terminal.wait_for(lambda s: "EXIT=" in s, what="the exit")
+    finally:
+        terminal.close()
+    assert f"circle: session home-t works in {cli.workspace}, its own folder" in screen.replace("\n", "")

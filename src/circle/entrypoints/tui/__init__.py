@@ -22,6 +22,7 @@ def run_tui(opts: RunOptions) -> int:
     from circle.entrypoints.tui.app import CircleApp
 
     env = dict(os.environ)
+    opts = _in_sessions_folder(opts, env)
 
     def make_backend() -> Backend:
         from circle.entrypoints.tui._backend import LiveBackend
@@ -40,6 +41,19 @@ def run_tui(opts: RunOptions) -> int:
         sys.stderr.write(f"circle: {app.error}\n")
     code = app.return_code
     return 1 if code is None and app.error else (code or 0)
+
+
+def _in_sessions_folder(opts: RunOptions, env: dict[str, str]) -> RunOptions:
+    """The session ``--session`` opens works in its own folder, as in every mode (and says so)."""
+    import asyncio
+
+    from circle.domain.errors import CircleError
+    from circle.entrypoints.headless import in_sessions_folder
+
+    try:
+        return asyncio.run(in_sessions_folder(opts, env, sys.stderr))
+    except CircleError:  # the interface reports an unreadable store itself
+        return opts
 
 
 __all__ = ["run_tui"]
