@@ -190,9 +190,10 @@ def _scripts(args: Sequence[Word]) -> list[str]:
         name, equals, value = text.partition("=")
         if equals and _MESSAGE.fullmatch(name):
             continue
-        if equals and re.fullmatch(r"-{0,2}[\w.-]+", name) and _reads_as_command(value):
+        keyed = bool(equals and re.fullmatch(r"-{0,2}[\w.-]+", name))
+        if keyed and _reads_as_command(value):
             found.append(value)
-        if re.search(r"\s", text.strip()):
+        elif not keyed and re.search(r"\s", text.strip()):
             found.append(text)
     return found
 
