@@ -129,7 +129,8 @@ def test_an_always_ask_place_changed_unseen_is_put_back(cli: Circle) -> None:
 @needs_git
 def test_ordinary_git_changes_to_the_config_and_a_new_repository_are_kept(cli: Circle) -> None:
     _trusted(cli)
-    results = run_calls(cli, [execute("c1", "git init -q sub && cd sub && git checkout -q -b work")], "--yolo")
+    command = "git init -q sub && cd sub && git checkout -q -b work"
+    results = run_calls(cli, [execute("c1", command)], "--yolo")
     assert "Circle undid" not in results[0], results
     assert (cli.workspace / "sub" / ".git" / "config").exists()
     _git(cli.workspace, "init", "-q")

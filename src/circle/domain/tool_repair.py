@@ -14,8 +14,9 @@ tool. It makes only repairs with one possible reading:
   holding a JSON array), ``"true"``/``"3"`` where a boolean or a number is wanted, a number where
   a string is wanted, a string holding a JSON object where an object is wanted.
 
-What is left is validated (:mod:`circle.domain.schema_check`) with jsonschema (the dialect the schema names, else Draft 2020-12). The
-result is :class:`Repaired` (with a note per repair) or :class:`RepairError`, one line for the model.
+What is left is validated (:mod:`circle.domain.schema_check`) with jsonschema (the dialect the
+schema names, else Draft 2020-12). The result is :class:`Repaired` (with a note per repair) or
+:class:`RepairError`, one line for the model.
 """
 
 from __future__ import annotations
