@@ -480,7 +480,7 @@ def test_only_a_saved_secrets_name_keeps_a_command_from_being_known_read_only() 
         "[ -v 'a[$(cat ~/.ssh/id_rsa)]' ]",
         "[[ 'a[$(touch pwned)]' -eq 1 ]]",
         "printf -v 'a[$(rm -rf ~)]' %s 1",
-        "test -v \"a[`touch pwned`]\"",
+        'test -v "a[`touch pwned`]"',
         "x='a[$(touch pwned)]'; [[ $x -eq 1 ]]",
         "x='a[$(touch pwned)]'; test -v \"$x\"",
         "x='a[$(touch pwned)]'; printf -v \"$x\" 1",
@@ -503,3 +503,16 @@ def test_tests_and_printf_without_evaluated_names_stay_known_read_only(command: 
 
 def test_printf_v_assigns_a_variable_so_it_is_not_known_read_only() -> None:
     assert classify("printf -v HOME %s /x; git diff").kind == "ask"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["printf -v HOME %s /x; git diff", "read -r HOME <<< /x", "declare PAGER=evil", "printf -vPAGER x"],
+)
+def test_setting_a_variable_that_runs_code_through_a_builtin_is_risky(command: str) -> None:
+    verdict = classify(command)
+    assert verdict.kind == "ask" and "can make a program run code" in verdict.risky
+
+
+def test_setting_an_ordinary_variable_through_a_builtin_is_not_risky() -> None:
+    assert not classify("printf -v line %s x; read -r name < f").risky

@@ -917,6 +917,9 @@ class _Walk:
         texts = [w.text for w in args]
         if program == "printf" and any(t == "-v" or (t.startswith("-v") and len(t) > 2) for t in texts):
             self.ask("printf -v assigns a shell variable")
+        from . import _danger_code
+
+        _danger_code.environment(self, _assigned_names(program, texts))
         takes = program not in ("test", "[", "printf") or "-v" in texts
         if program in _DECLARERS:  # ``NAME=value``: only an expanded name is evaluated
             expanded = any(w.parts and w.parts[0].kind != "text" for w in args)
@@ -979,6 +982,17 @@ class _Walk:
             return
         path = self.place(scope).resolve(operands[0]) if operands[0].text != "-" else None
         scope.cwd = posixpath.normpath(path) if path and _STAR not in path and _ONE not in path else None
+
+
+def _assigned_names(program: str, texts: Sequence[str]) -> list[str]:
+    """The shell variables ``printf -v``, ``read``, ``declare`` and the like would set."""
+    if program == "printf":
+        return [texts[i + 1] for i, t in enumerate(texts[:-1]) if t == "-v"] + [
+            t[2:] for t in texts if t.startswith("-v") and len(t) > 2
+        ]
+    if program in ("read", "mapfile", "readarray", "getopts"):
+        return [t for t in texts if not t.startswith("-")]
+    return [t.split("=", 1)[0] for t in texts if not t.startswith(("-", "+"))]
 
 
 _UNCHECKED = {
