@@ -56,7 +56,10 @@ async def run_rewind(request: RewindRequest, *, out: TextIO, err: TextIO, stdin:
         finally:
             await store.aclose()
         if not recent:
-            raise StorageError(f"no session in {workspace}: pass --session ID (`circle sessions` lists them)")
+            raise StorageError(
+                f"no session in {workspace}, so nothing to rewind: pass --session ID "
+                "(`circle sessions` lists them)"
+            )
         session_id = recent[0].id
     journal = SqliteFileJournal(path, blobs=data / "blobs")
     try:
