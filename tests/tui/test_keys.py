@@ -243,7 +243,7 @@ async def test_the_strip_and_the_job_record_show_a_command_and_its_output_escape
         lines = screen_lines(app)
         assert not [line for line in lines if "\x1b" in line or "\u202e" in line]
         assert any("Background job job-1: npm run dev [/x] [red]#" in line for line in lines)
-        await pilot.press("escape", "up")
+        await pilot.press("escape")  # the record closes and the input box has the focus again
         await send(pilot, screen, "/jobs")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen))
         await pilot.pause(0.1)
