@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from dependency_injector import containers, providers
-
 from circle.application.approvals import AllowAll, ApprovalMode
 from circle.application.ports.approver import Approver
 from circle.application.ports.call_log import CallLog
@@ -40,6 +38,7 @@ from circle.domain.errors import ConfigError
 from circle.domain.retry import TimeoutPolicy
 from circle.domain.sandbox import SandboxPolicy, parse_sandbox, sandbox_policy
 from circle.domain.settings import Endpoint, NetFile, SettingsFile
+from circle.entrypoints._di import containers, providers
 
 STORE_FILE = "circle.sqlite"
 ADAPTERS: dict[str, str] = {
