@@ -26,6 +26,8 @@ _EXPORTS: dict[str, str] = {
     "ConfigError": "circle.domain.errors",
     "ContextOverflowError": "circle.domain.errors",
     "ErrorReported": "circle.application.events",
+    "FunctionTool": "circle.application.tools.functions",
+    "ImagePart": "circle.domain.messages",
     "Message": "circle.domain.messages",
     "MessageEnded": "circle.application.events",
     "MessageStarted": "circle.application.events",
@@ -45,12 +47,17 @@ _EXPORTS: dict[str, str] = {
     "ToolError": "circle.domain.errors",
     "ToolExecutionEnded": "circle.application.events",
     "ToolExecutionStarted": "circle.application.events",
+    "ToolExecutionUpdated": "circle.application.events",
+    "ToolContext": "circle.application.tools.functions",
     "TurnEnded": "circle.application.events",
     "TurnResult": "circle.application.agent_loop",
     "TurnStarted": "circle.application.events",
     "UntrustedFolderError": "circle.domain.errors",
     "Usage": "circle.domain.messages",
     "UsageLimitError": "circle.domain.errors",
+    "query": "circle.entrypoints.oneshot",
+    "run_sync": "circle.entrypoints.oneshot",
+    "tool": "circle.application.tools.functions",
 }
 
 __all__ = [
@@ -69,6 +76,8 @@ __all__ = [
     "ConfigError",
     "ContextOverflowError",
     "ErrorReported",
+    "FunctionTool",
+    "ImagePart",
     "Message",
     "MessageEnded",
     "MessageStarted",
@@ -85,9 +94,11 @@ __all__ = [
     "StopReason",
     "StorageError",
     "SubagentEvent",
+    "ToolContext",
     "ToolError",
     "ToolExecutionEnded",
     "ToolExecutionStarted",
+    "ToolExecutionUpdated",
     "TurnEnded",
     "TurnResult",
     "TurnStarted",
@@ -95,6 +106,9 @@ __all__ = [
     "Usage",
     "UsageLimitError",
     "__version__",
+    "query",
+    "run_sync",
+    "tool",
 ]
 
 if TYPE_CHECKING:
@@ -115,6 +129,7 @@ if TYPE_CHECKING:
         SubagentEvent,
         ToolExecutionEnded,
         ToolExecutionStarted,
+        ToolExecutionUpdated,
         TurnEnded,
         TurnStarted,
     )
@@ -136,8 +151,10 @@ if TYPE_CHECKING:
         UntrustedFolderError,
         UsageLimitError,
     )
-    from circle.domain.messages import Message, StopReason, Usage
+    from circle.application.tools.functions import FunctionTool, ToolContext, tool
+    from circle.domain.messages import ImagePart, Message, StopReason, Usage
     from circle.entrypoints.library import Agent
+    from circle.entrypoints.oneshot import query, run_sync
 
 
 def __getattr__(name: str) -> object:

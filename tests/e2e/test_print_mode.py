@@ -154,3 +154,14 @@ def test_bad_tool_calls_go_back_to_the_model_as_errors(cli: Circle) -> None:
     assert "call repaired: argument path → file_path" in results[5]
     assert "file not found: wrong-name.txt" in results[5]
     assert "read_file" in results[6] and "limit" in results[6] and "many" in results[6]
+
+
+def test_json_events_stream_a_commands_output_as_it_comes(cli: Circle) -> None:
+    command = "echo first; sleep 0.6; echo second"
+    cli.gateway.enqueue(chat_tool_calls([("c1", "execute", {"command": command})]), chat_text("Ran."))
+    done = cli.run("-p", "--mode", "json", "--yolo", "run it")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    updates = [e for e in events if e["type"] == "tool_execution_update"]
+    assert updates and updates[0]["partialResult"]["content"][0]["text"] == "first"
+    assert updates[0]["toolCallId"] == "c1"

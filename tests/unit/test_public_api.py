@@ -22,7 +22,8 @@ def test_unknown_names_raise_attribute_error() -> None:
 
 def test_importing_circle_loads_no_sdk() -> None:
     code = (
-        "import sys, circle; circle.Agent; "
+        "import sys, circle; circle.Agent; circle.tool; circle.ToolContext; circle.run_sync; circle.query; "
+        "import circle.testing; circle.testing.FunctionModel; "
         "print(sorted(m for m in ('openai','anthropic','sqlmodel','textual','typer') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -45,6 +46,8 @@ PUBLIC_NAMES = [
     "ConfigError",
     "ContextOverflowError",
     "ErrorReported",
+    "FunctionTool",
+    "ImagePart",
     "Message",
     "MessageEnded",
     "MessageStarted",
@@ -61,9 +64,11 @@ PUBLIC_NAMES = [
     "StopReason",
     "StorageError",
     "SubagentEvent",
+    "ToolContext",
     "ToolError",
     "ToolExecutionEnded",
     "ToolExecutionStarted",
+    "ToolExecutionUpdated",
     "TurnEnded",
     "TurnResult",
     "TurnStarted",
@@ -71,6 +76,9 @@ PUBLIC_NAMES = [
     "Usage",
     "UsageLimitError",
     "__version__",
+    "query",
+    "run_sync",
+    "tool",
 ]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from uuid import uuid4
@@ -47,6 +47,7 @@ from .events import (
     Steered,
     ToolExecutionEnded,
     ToolExecutionStarted,
+    ToolExecutionUpdated,
     TurnEnded,
     TurnStarted,
 )
@@ -335,6 +336,7 @@ class AgentLoop:
         if isinstance(context, ToolOutput):
             return context
         await self._mark(session_id, call.id)
+        context = replace(context, progress=self._progress(call))
         try:
             arguments = self.context.secrets.expand(checked.arguments)
             output = await self.tools[checked.name].invoke(arguments, context)
@@ -356,6 +358,17 @@ class AgentLoop:
         kept = await self._keep_large(output, call.id)
         await self._mark(session_id, call.id, finished=kept)
         return kept
+
+    def _progress(self, call: ToolCallPart) -> Callable[[str], None]:
+        """What a running call tells its output so far with: a ``ToolExecutionUpdated`` event."""
+        args: dict[str, JsonValue] = call.parsed_arguments() or {}
+
+        def report(partial: str) -> None:
+            self.events.emit(
+                ToolExecutionUpdated(tool_call_id=call.id, tool_name=call.name, args=args, partial=partial)
+            )
+
+        return report
 
     async def _mark(self, session_id: str, call_id: str, *, finished: ToolOutput | None = None) -> None:
         """Mark the call started (or finished): a failure to mark is logged and the work goes on."""

@@ -73,6 +73,16 @@ class ToolExecutionStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolExecutionUpdated:
+    """A running call's output so far (all of it, not what was added), as a command prints it."""
+
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, JsonValue]
+    partial: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolExecutionEnded:
     tool_call_id: str
     tool_name: str
@@ -185,6 +195,7 @@ AgentEvent = (
     | MessageUpdated
     | MessageEnded
     | ToolExecutionStarted
+    | ToolExecutionUpdated
     | ToolExecutionEnded
     | TurnEnded
     | Steered
@@ -213,6 +224,7 @@ __all__ = [
     "RetryScheduled",
     "ToolExecutionEnded",
     "ToolExecutionStarted",
+    "ToolExecutionUpdated",
     "TurnEnded",
     "TurnStarted",
 ]

@@ -120,4 +120,29 @@ class MovedToBackground:
     """What it wrote before it was moved (kept to the limit it was run with), unmasked."""
 
 
-__all__ = ["AgentReport", "AgentWork", "Job", "JobKind", "JobStatus", "JobWork", "MovedToBackground"]
+OUTPUT_POLL_S = 0.2
+"""How often a waited-on command's output is looked at for ``JobManager.run_waited``."""
+
+
+async def follow_output(process: RunningProcess, on_output: Callable[[str], None]) -> None:
+    """Tell ``on_output`` the process's output so far each time it has changed, until cancelled."""
+    told = ""
+    while True:
+        await asyncio.sleep(OUTPUT_POLL_S)
+        output = process.output()
+        if output and output != told:
+            told = output
+            on_output(output)
+
+
+__all__ = [
+    "OUTPUT_POLL_S",
+    "AgentReport",
+    "AgentWork",
+    "Job",
+    "JobKind",
+    "JobStatus",
+    "JobWork",
+    "MovedToBackground",
+    "follow_output",
+]

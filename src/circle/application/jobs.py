@@ -35,7 +35,16 @@ from dataclasses import dataclass, field
 from circle.domain.errors import ToolError
 from circle.domain.messages import Usage
 
-from .job_work import AgentReport, AgentWork, Job, JobKind, JobStatus, JobWork, MovedToBackground
+from .job_work import (
+    AgentReport,
+    AgentWork,
+    Job,
+    JobKind,
+    JobStatus,
+    JobWork,
+    MovedToBackground,
+    follow_output,
+)
 from .ports.file_system import FileSystem
 from .ports.process_runner import ProcessResult, ProcessRunner, RunningProcess
 
@@ -176,10 +185,14 @@ class JobManager:
         timeout_s: float,
         output_limit: int,
         env: Mapping[str, str] | None = None,
+        on_output: Callable[[str], None] | None = None,
     ) -> ProcessResult | MovedToBackground:
         """Run ``command`` in the foreground as ``ProcessRunner.run`` does (the same timeout, limit and
         process-group handling, cancellation included), unless the person moves it to the background
-        meanwhile (:meth:`move_waiting_to_background`): then it goes on as a job, returned at once."""
+        meanwhile (:meth:`move_waiting_to_background`): then it goes on as a job, returned at once.
+
+        ``on_output`` is told the output so far (all of it, kept as ``run`` keeps it) each time it
+        has grown, checked every ``OUTPUT_POLL_S`` seconds while the command is waited on."""
         job_id = await self._new_id()
         path = posixpath.join(self.folder, f"{job_id}.log")
         try:
@@ -191,9 +204,12 @@ class JobManager:
             raise
         waiting = _Waiting(job_id, command, self._now(), path, process)
         self._waiting.append(waiting)
+        follower = None if on_output is None else asyncio.ensure_future(follow_output(process, on_output))
         try:
             code = await self._wait_for(waiting, timeout_s)
         finally:
+            if follower is not None:
+                follower.cancel()
             if waiting in self._waiting:
                 self._waiting.remove(waiting)
         if waiting.job is not None:

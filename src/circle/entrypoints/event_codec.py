@@ -26,6 +26,7 @@ from circle.application.events import (
     SubagentEvent,
     ToolExecutionEnded,
     ToolExecutionStarted,
+    ToolExecutionUpdated,
     TurnEnded,
     TurnStarted,
 )
@@ -227,6 +228,15 @@ def event_json(
             return {"type": "message_end", "message": body, "checkpoint_id": checkpoint_id}
         case ToolExecutionStarted(tool_call_id=call_id, tool_name=name, args=args):
             return {"type": "tool_execution_start", "toolCallId": call_id, "toolName": name, "args": args}
+        case ToolExecutionUpdated(tool_call_id=call_id, tool_name=name, args=args, partial=partial):
+            so_far: dict[str, JsonValue] = {"content": [{"type": "text", "text": partial}], "details": {}}
+            return {
+                "type": "tool_execution_update",
+                "toolCallId": call_id,
+                "toolName": name,
+                "args": args,
+                "partialResult": so_far,
+            }
         case ToolExecutionEnded(tool_call_id=call_id, tool_name=name, result=text, is_error=is_error):
             result: dict[str, JsonValue] = {"content": [{"type": "text", "text": text}], "details": {}}
             return {

@@ -121,6 +121,9 @@ class ToolContext:
     lsp: LanguageServers | None = None
     """What the lsp tool asks; None: it says the session has no language servers."""
     places_cache: PlacesCache = field(default_factory=dict, repr=False)
+    progress: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    """Told the running call's output so far (all of it) as it grows, e.g. a command's printed
+    lines; None: nobody follows it. The agent loop sets it for each call."""
     """The always-ask places' contents as ``execute`` last read them (see
     :mod:`circle.application.tools.protected_places`), shared by the session's calls."""
     _credentials: CredentialFiles | None = field(default=None, init=False, repr=False, compare=False)

@@ -12,7 +12,8 @@ no timeout, no snapshots (a rewind does not undo what a job changes), and the ca
 In a session with a job manager a foreground command runs through :meth:`JobManager.run_waited`, so
 the person can move it to the background while it is waited on (ctrl+b, the RPC ``background``
 command): the call then returns at once with its output so far, and the command goes on as a job
-whose end is told to the model like any job's (the snapshot after it is taken at the move).
+whose end is told to the model like any job's (the snapshot after it is taken at the move). While
+it is waited on, its output so far goes to ``ctx.progress`` (masked and redacted as the result is).
 """
 
 from __future__ import annotations
@@ -121,12 +122,16 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
 async def _run(args: ExecuteArgs, ctx: ToolContext, env: dict[str, str]) -> ProcessResult | MovedToBackground:
     """The command run to its end, or moved to the background while it ran (with job manager only)."""
     if ctx.jobs is not None:
+        progress = ctx.progress
         return await ctx.jobs.run_waited(
             args.command,
             cwd=ctx.workspace,
             timeout_s=args.timeout,
             output_limit=OUTPUT_LIMIT,
             env=env or None,
+            on_output=None
+            if progress is None
+            else lambda text: progress(redact(ctx.secrets.mask(text)).rstrip("\n")),
         )
     return await ctx.processes.run(
         args.command,
