@@ -10,7 +10,7 @@ from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, texts, until
+from .conftest import SIZE, FakeBackend, main_screen, screen_lines, send, texts, until
 
 
 async def started(app: CircleApp, pilot: object) -> None:
@@ -155,7 +155,26 @@ async def test_compact_summarizes(make_app: Callable[..., CircleApp], backend: F
             await pilot.press(*text, "enter")
             await until(pilot, lambda: not screen.busy.display and not screen.host.session.is_busy)
         await send(pilot, screen, "/compact")
-        await until(pilot, lambda: "Compact" in texts(screen))
+        await until(pilot, lambda: "Compacted" in texts(screen) and not screen.busy.display)
+        await pilot.pause(0.1)
+        lines = [line for line in texts(screen).splitlines() if "Compact" in line]
+        assert len(lines) == 1, lines
+        assert lines[0].startswith("Compacted: 2 messages summarized")
+
+
+async def test_the_completion_list_shows_argument_names_in_brackets(
+    make_app: Callable[..., CircleApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        screen = main_screen(app)
+        await pilot.press(*"/compa")
+        await until(pilot, lambda: screen.completions.open)
+        shown = str(screen.completions.get_option_at_index(0).prompt)
+        lines = screen_lines(app)
+        assert "/compact [INSTRUCTIONS]" in shown
+        assert any("/compact [INSTRUCTIONS]" in line for line in lines), lines
 
 
 async def test_export_name_jobs_agents_skills_reload(

@@ -192,15 +192,4 @@ def _fixed(system: str, tools: Sequence[ToolSpec]) -> int:
     return text_tokens(system) + tools_tokens(tools)
 
 
-def describe(outcome: CompactionOutcome | None) -> str:
-    """One line about a compaction, for a person or a tool result."""
-    if outcome is None:
-        return "Nothing was compacted."
-    where = f"; the full text is in {outcome.record.history_file}" if outcome.record.history_file else ""
-    return (
-        f"Compacted: {outcome.summarized} messages summarized, {outcome.kept} kept"
-        f" (about {outcome.plan.tokens_before} -> {outcome.tokens_after} tokens){where}."
-    )
-
-
-__all__ = ["ContextKeeper", "describe", "requested_compaction"]
+__all__ = ["ContextKeeper", "requested_compaction"]

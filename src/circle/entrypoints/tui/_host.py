@@ -195,11 +195,14 @@ class Host:
         await export_file(self.runtime.ports.store, self.session.session_id, target)
         return target
 
-    async def compact(self, instructions: str | None) -> str:
-        from circle.application.context_window import describe
-
-        outcome = await self.session.loop.compact(self.session.conversation, instructions=instructions)
-        return describe(outcome)
+    async def compact(self, instructions: str | None) -> str | None:
+        """Compact now. The conversation shows how it went (from the compaction's events); the line
+        returned, if any, says why nothing was tried."""
+        loop = self.session.loop
+        if loop.window.compactor is None:
+            return "This session keeps no compactions, so nothing can be compacted."
+        await loop.compact(self.session.conversation, instructions=instructions)
+        return None
 
     # -- rewinding files
 

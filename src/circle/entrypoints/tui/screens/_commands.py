@@ -169,7 +169,8 @@ class SlashCommands:
     async def do_compact(self, argument: str) -> None:
         self.screen.busy.show("Compacting…")
         try:
-            self.say(await self.host.compact(argument or None))
+            if (why := await self.host.compact(argument or None)) is not None:
+                self.say(why, kind="warning")
         finally:
             self.screen.busy.hide()
             self.screen.refresh_footer()

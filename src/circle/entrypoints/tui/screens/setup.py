@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -88,7 +89,7 @@ class SetupScreen(Screen[bool]):
         self.status(f"{found.base_url} speaks {found.protocol}. Pick the model:")
         models = self.query_one("#setup-models", OptionList)
         models.clear_options()
-        models.add_options([Option(model) for model in found.models])
+        models.add_options([Option(Text(model)) for model in found.models])
         models.highlighted = 0
         models.display = True
         models.focus()

@@ -7,6 +7,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual import events, work
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
@@ -44,7 +45,7 @@ class CompletionList(OptionList):
     def show(self, choices: list[Choice]) -> None:
         self.choices = choices
         self.clear_options()
-        self.add_options([Option(choice.label) for choice in choices])
+        self.add_options([Option(Text(choice.label)) for choice in choices])
         self.highlighted = 0 if choices else None
         self.display = bool(choices)
 

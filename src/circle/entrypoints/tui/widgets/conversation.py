@@ -83,6 +83,14 @@ class Notice(Static):
 
     def __init__(self, text: str, *, kind: str = "info") -> None:
         super().__init__(Text(escape_for_display(text)), classes=f"notice {kind}")
+        self.kind = kind
+
+    def say(self, text: str, *, kind: str = "info") -> None:
+        """Show ``text`` instead: a line that told of work going on now tells how it ended."""
+        self.remove_class(self.kind)
+        self.kind = kind
+        self.add_class(kind)
+        self.update(Text(escape_for_display(text)))
 
 
 class TurnLine(Static):
@@ -218,6 +226,7 @@ class ConversationView(VerticalScroll):
         self.thinking: Thinking | None = None
         self.tools: dict[str, ToolRow] = {}
         self.previews: dict[str, str] = {}
+        self.compacting: Notice | None = None
         self.unseen = False
 
     @property
@@ -263,8 +272,10 @@ class ConversationView(VerticalScroll):
     def add(self, widget: Static | Vertical | Markdown | Collapsible) -> None:
         self.mount(widget)
 
-    def notice(self, text: str, *, kind: str = "info") -> None:
-        self.add(Notice(text, kind=kind))
+    def notice(self, text: str, *, kind: str = "info") -> Notice:
+        shown = Notice(text, kind=kind)
+        self.add(shown)
+        return shown
 
     def apply(self, event: object) -> None:
         """Show one agent event; kinds it does not know are ignored."""
@@ -295,9 +306,14 @@ class ConversationView(VerticalScroll):
         elif isinstance(event, BudgetWarned):
             self.notice(f"warning: {event.message}", kind="warning")
         elif isinstance(event, CompactionStarted):
-            self.notice(f"Compacting the conversation ({event.reason})…", kind="info")
+            self.compacting = self.notice(f"Compacting the conversation ({event.reason})…", kind="info")
         elif isinstance(event, CompactionEnded):
-            self.notice(_compaction_line(event), kind="error" if event.error else "info")
+            kind = "error" if event.error and event.error != _NOTHING else "info"
+            if self.compacting is not None:
+                self.compacting.say(_compaction_line(event), kind=kind)
+            else:
+                self.notice(_compaction_line(event), kind=kind)
+            self.compacting = None
 
     def _delta(self, kind: str, delta: str) -> None:
         if kind == "text":
@@ -349,11 +365,18 @@ class ConversationView(VerticalScroll):
                     done.end(part.text, is_error=part.is_error)
 
 
+_NOTHING = "nothing to compact"
+"""The error of a compaction that found nothing to summarize: said plainly, not as a failure."""
+
+
 def _compaction_line(event: CompactionEnded) -> str:
+    if event.error == _NOTHING:
+        return "Nothing to compact yet."
     if event.error:
         return f"Compaction failed: {event.error}"
     saved = f", {event.tokens_before:,} → {event.tokens_after:,} tokens" if event.tokens_before else ""
-    return f"Compacted: {event.summarized} messages summarized, {event.kept} kept{saved}"
+    where = f"; the full text is in {event.history_file}" if event.history_file else ""
+    return f"Compacted: {event.summarized} messages summarized, {event.kept} kept{saved}{where}"
 
 
 __all__ = [
