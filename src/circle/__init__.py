@@ -134,6 +134,7 @@ if TYPE_CHECKING:
         TurnStarted,
     )
     from circle.application.ports.approver import ApprovalDecision, ApprovalRequest, Approver
+    from circle.application.tools.functions import FunctionTool, ToolContext, tool
     from circle.domain.errors import (
         ApprovalDeniedError,
         CircleError,
@@ -151,7 +152,6 @@ if TYPE_CHECKING:
         UntrustedFolderError,
         UsageLimitError,
     )
-    from circle.application.tools.functions import FunctionTool, ToolContext, tool
     from circle.domain.messages import ImagePart, Message, StopReason, Usage
     from circle.entrypoints.library import Agent
     from circle.entrypoints.oneshot import query, run_sync

@@ -8,6 +8,9 @@ Every fake records what it saw, so tests assert on state rather than on calls::
     async with circle.Agent(workspace=tmp, model_client=model) as agent:
         result = await agent.run("look around")
     assert len(model.requests) == 2
+
+``FunctionModel(reply)`` computes each answer instead: ``reply(request)`` sees the request (the
+tools offered included) and returns text, a ``Call`` or both.
 """
 
 from circle._testing.asker import ScriptedAsker
@@ -15,6 +18,7 @@ from circle._testing.catalog import InMemoryCatalog
 from circle._testing.compaction import InMemoryCompactionStore
 from circle._testing.events import RecordingSink, ScriptedApprover
 from circle._testing.faults import Faults
+from circle._testing.function_model import FunctionModel
 from circle._testing.gateway import (
     GatewayResponse,
     RecordedRequest,
@@ -43,6 +47,7 @@ __all__ = [
     "FakeProcessRunner",
     "FakeWeb",
     "Faults",
+    "FunctionModel",
     "GatewayResponse",
     "Hang",
     "InMemoryCatalog",

@@ -7,7 +7,7 @@ import contextlib
 import platform
 import posixpath
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from circle.domain.budget import CompactionSettings, RequestBudget
@@ -67,6 +67,8 @@ class RuntimeOptions:
     prompt: PromptOptions = field(default_factory=PromptOptions)
     tools: Iterable[str] | None = None
     exclude_tools: Iterable[str] = ()
+    own_tools: Sequence[Tool] = ()
+    """Tools the embedding program adds (``circle.Agent(tools=[...])``), beside the built-in ones."""
     max_rounds: int | None = None
     thinking: ThinkingLevel | None = None
     env: dict[str, str] = field(default_factory=dict)
@@ -159,7 +161,12 @@ class Runtime:
         excluded = set(self.options.exclude_tools)
         if self.ports.compactions is None or not self.options.compaction.enabled:
             excluded.add(COMPACT_CONVERSATION)
-        return {name: available[name] for name in chosen if name not in excluded}
+        pool = {name: available[name] for name in chosen if name not in excluded}
+        for tool in self.options.own_tools:
+            if tool.name in available or tool.name in pool:
+                raise ConfigError(f"two tools are named {tool.name!r}: give one of them another name")
+            pool[tool.name] = tool
+        return pool
 
     async def system_prompt(self) -> str:
         home = self.options.home if self.options.home.startswith("/") else None

@@ -24,6 +24,7 @@ from circle.application.ports.model_client import ModelClient
 from circle.application.ports.session_store import SessionStore
 from circle.application.runtime import Runtime
 from circle.application.session import AgentSession
+from circle.application.tools.base import Tool
 from circle.domain.errors import ConfigError, UntrustedFolderError
 from circle.domain.thinking import parse_level
 
@@ -69,7 +70,9 @@ class Agent:
         trust: trust the workspace for this agent without recording it, as the person would with
             ``circle trust``; False: it must be trusted already, else UntrustedFolderError.
         session_id: continue this stored session instead of starting a new one.
-        tools: only these built-in tools; ``exclude_tools`` leaves some out.
+        tools: built-in tool names (only these, with the Python tools given) and tools made with
+            :func:`circle.tool`, which are added to the built-in ones; ``exclude_tools`` leaves
+            built-in ones out.
         system_prompt, append_system_prompt: replace or extend the system prompt.
         thinking: the thinking level (else ``thinking`` in settings.json).
         max_turns: stop a turn after this many tool rounds.
@@ -80,7 +83,8 @@ class Agent:
 
     Raises:
         ConfigError: the workspace is not a folder, or an approval mode or thinking level is unknown.
-        TypeError: ``approver`` is neither an Approver nor an async function.
+        TypeError: ``approver`` is neither an Approver nor an async function, or an item of
+            ``tools`` is neither a name nor a tool.
     """
 
     def __init__(
@@ -97,7 +101,7 @@ class Agent:
         approval_mode: str | None = None,
         trust: bool = False,
         session_id: str | None = None,
-        tools: Sequence[str] | None = None,
+        tools: Sequence[str | Tool] | None = None,
         exclude_tools: Sequence[str] = (),
         system_prompt: str | None = None,
         append_system_prompt: str | None = None,
@@ -120,6 +124,7 @@ class Agent:
         if model is None and model_client is not None:
             model = self._env.get("CIRCLE_MODEL") or "scripted"
         _check(approval_mode, thinking)
+        names, self._own_tools = _split_tools(tools)
         self._opts = RunOptions(
             workspace=folder,
             message="",
@@ -127,7 +132,7 @@ class Agent:
             approval_mode=approval_mode,
             system_prompt=system_prompt,
             append_system_prompt=append_system_prompt,
-            tools=list(tools) if tools is not None else None,
+            tools=names,
             exclude_tools=list(exclude_tools),
             thinking=thinking,
             max_turns=max_turns,
@@ -169,6 +174,7 @@ class Agent:
         if self._model_client is not None:
             config.options.timeouts = None  # a client given is used as it is: no retries or deadlines
             container.model.override(self._model_client)
+        config.options.own_tools = self._own_tools
         if self._store is not None:
             container.store.override(self._store)
             container.lease.override(None)  # leases live in the SQLite store (the default one)
@@ -273,6 +279,20 @@ async def _attach(runtime: Runtime, prompt: str, files: Sequence[str]) -> tuple[
         files, workspace=runtime.options.workspace, files=ports.files, images=ports.images
     )
     return attached.text(prompt), attached.media
+
+
+def _split_tools(tools: Sequence[str | Tool] | None) -> tuple[list[str] | None, tuple[Tool, ...]]:
+    """Built-in tool names (None: all of them) and the program's own tools, from ``tools=``."""
+    if tools is None:
+        return None, ()
+    if isinstance(tools, str):
+        raise TypeError("tools= takes a list of tool names or tools, not one string")
+    names = [item for item in tools if isinstance(item, str)]
+    own = tuple(item for item in tools if not isinstance(item, str))
+    for item in own:
+        if not (hasattr(item, "spec") and hasattr(item, "invoke") and hasattr(item, "name")):
+            raise TypeError(f"tools= takes tool names and tools made with @circle.tool, not {item!r}")
+    return (names if names or not own else None), own
 
 
 def _check(approval_mode: str | None, thinking: str | None) -> None:
