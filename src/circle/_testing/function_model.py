@@ -56,12 +56,12 @@ def _events(reply: Reply) -> Sequence[ModelEvent]:
         return answer(reply)
     if isinstance(reply, Call):
         return answer("", reply)
-    items = list(reply)
+    items = list(reply) if isinstance(reply, list | tuple) else None
     if items and all(isinstance(item, _EVENT_TYPES) for item in items):
         return typing.cast(list[ModelEvent], items)
-    texts = [item for item in items if isinstance(item, str)]
-    calls = [item for item in items if isinstance(item, Call)]
-    if len(texts) + len(calls) != len(items):
+    texts = [item for item in items or () if isinstance(item, str)]
+    calls = [item for item in items or () if isinstance(item, Call)]
+    if items is None or len(texts) + len(calls) != len(items):
         raise TypeError(
             f"a FunctionModel's function returned {reply!r}: return text, Call(...) or answer(...)"
         )
