@@ -22,3 +22,29 @@ def test_the_container_loads_no_web_framework() -> None:
 def test_the_web_framework_still_imports_after_the_container() -> None:
     code = "import circle.entrypoints.container\nimport starlette.requests"
     assert _loaded(code, ("starlette.requests",)) == ["starlette.requests"]
+
+
+_FIRST_REQUEST = """
+import asyncio
+from circle._testing.gateway import ScriptedGateway, chat_text
+from circle.adapters.models.{module} import {cls}
+from circle.domain.messages import Message
+from circle.domain.model import ModelRequest
+from circle.domain.settings import Endpoint
+
+async def main(url):
+    model = {cls}(Endpoint(base_url=url, protocol="openai-chat", api_key="k", model="m"))
+    request = ModelRequest(model="m", system="", messages=(Message.user("hi"),))
+    events = [type(e).__name__ async for e in model.stream(request)]
+    await model.aclose()
+    assert "TextDelta" in "".join(events), events
+
+with ScriptedGateway() as gateway:
+    gateway.enqueue(chat_text("hello"))
+    asyncio.run(main(gateway.base_url))
+"""
+
+
+def test_a_chat_request_is_sent_without_loading_the_openai_sdk() -> None:
+    code = _FIRST_REQUEST.format(module="openai_chat", cls="OpenAIChatModel")
+    assert _loaded(code, ("openai", "openai.types")) == []

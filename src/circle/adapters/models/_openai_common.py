@@ -1,16 +1,21 @@
-"""What the two OpenAI protocol adapters share: the SDK client, the raw streamed body, the errors.
+"""What the two OpenAI protocol adapters share: the HTTP client, the raw streamed body, the errors.
 
-Both adapters let the SDK send the request (auth, headers, timeouts, status errors) and read
-the streamed body themselves: :func:`post_streamed` skips the SDK's per-call transform,
-:mod:`._sse` (shared with Anthropic) splits the body into events, and :func:`translate_error` is
-the one place where SDK and transport exceptions become :mod:`circle.domain.errors` (an HTTP
-error answer through :func:`~._status_errors.status_error`, which Anthropic shares).
+Circle writes its own request bodies and reads the streamed answers itself, so the OpenAI SDK
+would only send the request; importing it costs a third of a second (its ``openai.types``
+alone), on the critical path of every first request. The request is sent here with httpx2 as the
+SDK sends it (bearer key, JSON headers, ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID``, the
+endpoint's timeout, redirects followed, no retries), and :func:`translate_error` is the one place
+where transport exceptions become :mod:`circle.domain.errors` (an HTTP error answer through
+:func:`~._status_errors.status_error`, which Anthropic shares). :mod:`._sse` (shared with
+Anthropic) splits the body into events.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, Callable
+import json
+import os
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -24,29 +29,40 @@ from ._status_errors import status_error
 
 if TYPE_CHECKING:
     import httpx2
-    import openai
 
 _NO_KEY = "no-key-needed"
 _MISSING_KEY = "no API key: set CIRCLE_API_KEY or OPENAI_API_KEY (or api_key in credentials.json)"
+_ENV_HEADERS = (("OPENAI_ORG_ID", "OpenAI-Organization"), ("OPENAI_PROJECT_ID", "OpenAI-Project"))
+
+
+class EndpointUnreachableError(Exception):
+    """No answer could be had: the connection failed before any status came back."""
 
 
 class OpenAIClient:
-    """What both OpenAI protocol clients are: an endpoint, its SDK client made on first use, and
+    """What both OpenAI protocol clients are: an endpoint, its HTTP client made on first use, and
     :meth:`post` (a written body out, the answer's events in, errors translated).
 
     Args:
         endpoint: where to send requests, the API key and the timeout.
-        http_client: an httpx2 client to use (its owner closes it); by default the SDK's own.
+        http_client: an httpx2 client to use (its owner closes it); by default one of its own.
     """
 
     def __init__(self, endpoint: Endpoint, *, http_client: httpx2.AsyncClient | None = None) -> None:
         self._endpoint = endpoint
         self._http_client = http_client
-        self._client: openai.AsyncOpenAI | None = None
+        self._client: httpx2.AsyncClient | None = None
+        self._headers: dict[str, str] = {}
 
-    def _sdk(self) -> openai.AsyncOpenAI:
+    def _http(self) -> httpx2.AsyncClient:
+        """The HTTP client, made (with the request headers) on first use.
+
+        Raises:
+            ConfigError: no key for api.openai.com, or a base URL that cannot be used.
+        """
         if self._client is None:
-            self._client = sdk_client(self._endpoint, self._http_client)
+            self._headers = request_headers(self._endpoint, os.environ)
+            self._client = self._http_client or new_http_client(self._endpoint)
         return self._client
 
     def _model(self, request: ModelRequest) -> str:
@@ -60,16 +76,18 @@ class OpenAIClient:
         self, path: str, body: bytes, read: Callable[[httpx2.Response], AsyncGenerator[ModelEvent]]
     ) -> AsyncGenerator[ModelEvent]:
         """Post ``body`` to ``path`` and yield what ``read`` makes of the 200 answer, between the
-        :class:`RequestSent` and :class:`ResponseStarted` markers; SDK and transport errors are
-        raised as :mod:`circle.domain.errors`."""
-        await loaded("openai", "httpx2")
+        :class:`RequestSent` and :class:`ResponseStarted` markers; transport errors and error
+        answers are raised as :mod:`circle.domain.errors`."""
+        await loaded("httpx2")
         import httpx2
-        import openai
 
-        client = self._sdk()
+        client = self._http()
+        url = endpoint_url(self._endpoint.base_url, path)
         yield RequestSent()
         try:
-            response = await post_streamed(client, path, body)
+            response = await post_streamed(
+                client, url, body, headers=self._headers, timeout_s=self._endpoint.timeout_s
+            )
             try:
                 yield ResponseStarted()
                 async with contextlib.aclosing(read(response)) as events:
@@ -77,68 +95,116 @@ class OpenAIClient:
                         yield event
             finally:
                 await response.aclose()
-        except (openai.OpenAIError, httpx2.HTTPError, httpx2.StreamError) as exc:
+        except (EndpointUnreachableError, httpx2.HTTPError, httpx2.StreamError) as exc:
             raise translate_error(exc, self._endpoint) from exc
 
     async def aclose(self) -> None:
-        """Close the SDK client (a given ``http_client`` stays open for its owner)."""
+        """Close the HTTP client (a given ``http_client`` stays open for its owner)."""
         client, self._client = self._client, None
-        if client is not None and self._http_client is None:
-            await client.close()
+        if client is not None and client is not self._http_client:
+            await client.aclose()
 
 
-def sdk_client(endpoint: Endpoint, http_client: httpx2.AsyncClient | None) -> openai.AsyncOpenAI:
-    """An SDK client without retries; a local endpoint needs no key, api.openai.com does.
+def request_headers(endpoint: Endpoint, env: Mapping[str, str]) -> dict[str, str]:
+    """The headers of every request: the bearer key (a local endpoint needs none, api.openai.com
+    does), JSON both ways, and the organization and project the SDK's variables name.
 
     Raises:
-        ConfigError: no key for api.openai.com, or a base URL the SDK cannot use.
+        ConfigError: no key for api.openai.com.
     """
-    import httpx2
-    import openai
-
     key = endpoint.api_key
     if not key:
         if urlsplit(endpoint.base_url).hostname == "api.openai.com":
             raise ConfigError(_MISSING_KEY)
         key = _NO_KEY
-    try:
-        return openai.AsyncOpenAI(
-            base_url=endpoint.base_url,
-            api_key=key,
-            max_retries=0,
-            timeout=endpoint.timeout_s,
-            http_client=http_client,
-        )
-    except (openai.OpenAIError, httpx2.InvalidURL, ValueError) as exc:
-        raise ConfigError(f"cannot use the endpoint {endpoint.base_url!r}: {exc}") from exc
+    headers = {
+        "Authorization": f"Bearer {key}",
+        "Accept": "application/json",
+        "Content-Type": "application/json",
+        "User-Agent": "circle",
+    }
+    headers.update((header, env[name]) for name, header in _ENV_HEADERS if env.get(name))
+    return headers
 
 
-async def post_streamed(client: openai.AsyncOpenAI, path: str, body: bytes) -> httpx2.Response:
-    """POST a ready JSON body and return the raw response, its body not yet read."""
+def new_http_client(endpoint: Endpoint) -> httpx2.AsyncClient:
+    """A client for ``endpoint``: its timeout, redirects followed, proxies from the environment.
+
+    Raises:
+        ConfigError: a base URL that cannot be used.
+    """
     import httpx2
 
-    return await client.post(
-        path,
-        cast_to=httpx2.Response,
-        content=body,
-        options={"security": {"bearer_auth": True}},
-        stream=True,
-    )
+    endpoint_url(endpoint.base_url, "/")
+    return httpx2.AsyncClient(timeout=endpoint.timeout_s, follow_redirects=True)
+
+
+def endpoint_url(base_url: str, path: str) -> httpx2.URL:
+    """``path`` under ``base_url`` (its query kept), as the SDK joins them.
+
+    Raises:
+        ConfigError: a base URL that is not an http(s) URL.
+    """
+    import httpx2
+
+    try:
+        base = httpx2.URL(base_url)
+    except (httpx2.InvalidURL, ValueError) as exc:
+        raise ConfigError(f"cannot use the endpoint {base_url!r}: {exc}") from exc
+    if base.scheme not in ("http", "https") or not base.host:
+        raise ConfigError(f"cannot use the endpoint {base_url!r}: not an http(s) URL")
+    return base.copy_with(path=base.path.rstrip("/") + "/" + path.lstrip("/"))
+
+
+async def post_streamed(
+    client: httpx2.AsyncClient,
+    url: httpx2.URL,
+    body: bytes,
+    *,
+    headers: Mapping[str, str],
+    timeout_s: float,
+) -> httpx2.Response:
+    """POST a ready JSON body and return the 2xx response, its body not yet read.
+
+    Raises:
+        ModelError: the endpoint answered an error status (see :func:`status_error`).
+        httpx2.TimeoutException: no answer in time.
+        EndpointUnreachableError: the request could not be sent or answered.
+    """
+    import httpx2
+
+    request = client.build_request("POST", url, content=body, headers=headers, timeout=timeout_s)
+    try:
+        response = await client.send(request, stream=True)
+    except httpx2.TimeoutException:
+        raise
+    except Exception as exc:
+        raise EndpointUnreachableError(str(exc)) from exc
+    if response.is_success:
+        return response
+    try:
+        await response.aread()
+    finally:
+        await response.aclose()
+    raise status_error(response.status_code, error_body(response.text), response.headers)
+
+
+def error_body(text: str) -> object:
+    """An error answer's body as the SDK hands it over: the ``error`` object of its JSON, the
+    JSON itself without one, or the stripped text when it is not JSON."""
+    text = text.strip()
+    try:
+        body: object = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(body, dict) and "error" in body:
+        return body["error"]
+    return body
 
 
 def translate_error(exc: Exception, endpoint: Endpoint) -> ModelError:
-    """The Circle error for an SDK or transport exception: the one place they are mapped."""
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        return status_error(exc.status_code, exc.body, exc.response.headers)
-    return transport_error(
-        exc,
-        endpoint,
-        sdk="OpenAI",
-        timeouts=(openai.APITimeoutError,),
-        connections=(openai.APIConnectionError,),
-    )
+    """The Circle error for a transport exception: the one place they are mapped."""
+    return transport_error(exc, endpoint, sdk="OpenAI", timeouts=(), connections=(EndpointUnreachableError,))
 
 
 _STREAM_STATUSES = (
@@ -178,9 +244,13 @@ def stream_error_status(error: object) -> int | None:
 
 
 __all__ = [
+    "EndpointUnreachableError",
     "OpenAIClient",
+    "endpoint_url",
+    "error_body",
+    "new_http_client",
     "post_streamed",
-    "sdk_client",
+    "request_headers",
     "stream_error_status",
     "translate_error",
 ]

@@ -33,7 +33,7 @@ class OpenAIChatModel(OpenAIClient):
 
     Args:
         endpoint: where to send requests, the API key and the timeout.
-        http_client: an httpx2 client to use (its owner closes it); by default the SDK's own.
+        http_client: an httpx2 client to use (its owner closes it); by default one of its own.
     """
 
     def __init__(self, endpoint: Endpoint, *, http_client: httpx2.AsyncClient | None = None) -> None:
@@ -48,7 +48,7 @@ class OpenAIChatModel(OpenAIClient):
             ModelError: the endpoint refused, failed or could not be reached (a subclass says which).
         """
         if self._client is None:
-            await loaded_with("openai", "httpx2", make=self._sdk)
+            await loaded_with("httpx2", make=self._http)
         body = self._encoder.encode(request, model=self._model(request))
         translator = ChunkTranslator()
         sent = self.post("/chat/completions", body, lambda response: _events(response, translator))
