@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import signal
+import struct
 import subprocess
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -268,10 +271,12 @@ def test_models_and_thinking_can_change_between_turns(cli: Circle, rpc: RpcProce
     ids = [m["id"] for m in listed]
     assert ids and all(isinstance(m["contextWindow"], int) for m in listed)
     other = next(i for i in ids if i != "test-model") if len(ids) > 1 else ids[0]
-    switched = rpc.request("set_model", modelId=other)
-    assert switched["success"] is True and switched["data"]["model"]["id"] == other
+    switched = rpc.request("set_model", provider="openai", modelId=other)
+    assert switched["success"] is True and switched["data"]["id"] == other, "pi answers with the Model"
+    assert isinstance(switched["data"]["provider"], str) and isinstance(switched["data"]["maxTokens"], int)
     missing = rpc.request("set_model", modelId="no-such-model")
     assert missing["success"] is False and "Model not found: no-such-model" in missing["error"]
+    assert rpc.request("set_thinking_level", level="xhigh")["data"]["thinkingLevel"] == "max"
     assert rpc.request("set_thinking_level", level="high")["data"]["thinkingLevel"] == "high"
     cli.gateway.enqueue(chat_text("ok"))
     rpc.request("prompt", message="hi")
@@ -589,3 +594,62 @@ def test_a_commands_output_streams_as_tool_execution_updates(cli: Circle, rpc: R
     assert kinds.index("tool_execution_start") < kinds.index("tool_execution_update")
     assert kinds.index("tool_execution_update") < kinds.index("tool_execution_end")
     assert rpc.close() == 0
+
+
+def _png() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\xff\x00\x00" * 2 for _ in range(2))
+    header = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_get_state_new_session_and_images_follow_pis_shapes(cli: Circle, rpc: RpcProcess) -> None:
+    state = rpc.request("get_state")["data"]
+    assert state["isCompacting"] is False and state["autoCompactionEnabled"] is True
+    assert state["steeringMode"] == "all" and state["followUpMode"] == "one-at-a-time"
+    assert "sessionFile" in state
+    model = state["model"]
+    assert isinstance(model["provider"], str) and isinstance(model["maxTokens"], int)
+    assert set(model["cost"]) == {"input", "output", "cacheRead", "cacheWrite"}
+
+    assert rpc.request("new_session")["data"]["cancelled"] is False
+    rpc.close()
+
+
+def test_a_prompts_images_reach_the_model(cli: Circle) -> None:
+    cli.home.mkdir(exist_ok=True)
+    (cli.home / "settings.json").write_text(json.dumps({"models": {"test-model": {"images": True}}}))
+    rpc = RpcProcess(cli, "--yolo")
+    try:
+        cli.gateway.enqueue(chat_text("A red square."))
+        image = {"type": "image", "data": base64.b64encode(_png()).decode(), "mimeType": "image/png"}
+        rpc.request("prompt", message="what is this?", images=[image])
+        rpc.event("agent_settled")
+        sent = cli.gateway.requests[-1].json()["messages"][-1]
+        kinds = [part["type"] for part in sent["content"]]
+        assert "image_url" in kinds and "text" in kinds
+        bad = rpc.request(
+            "prompt", message="and this?", images=[{"type": "image", "data": "!!", "mimeType": "image/png"}]
+        )
+        assert bad["success"] is False and "image" in bad["error"]
+        assert rpc.close() == 0
+    finally:
+        rpc.kill()
+
+
+def test_provider_on_the_command_line_is_accepted(cli: Circle) -> None:
+    process = RpcProcess(cli, "--yolo", "--provider", "somewhere", "--model", "test-model")
+    try:
+        assert process.request("get_state")["data"]["model"]["id"] == "test-model"
+        assert process.close() == 0
+        assert "--provider" in process.stderr
+    finally:
+        process.kill()

@@ -27,10 +27,13 @@ UNKNOWN_OUTPUT_ROOM = 8_192
 
 
 def parse_level(text: str) -> ThinkingLevel | None:
-    """The level named by ``text`` ("off" and "none" mean no thinking); ValueError when unknown."""
+    """The level named by ``text`` ("off" and "none" mean no thinking, pi's "xhigh" is "max");
+    ValueError when unknown."""
     lowered = text.strip().lower()
     if lowered in ("off", "none", ""):
         return None
+    if lowered == "xhigh":  # pi's name for the level past high
+        return "max"
     for level in THINKING_LEVELS:
         if level == lowered:
             return level

@@ -4,6 +4,7 @@ print, JSON, line or RPC)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
@@ -100,6 +101,30 @@ def _with_stdin(message: str) -> str:
     return f"{message}\n\n<stdin>\n{piped.rstrip(chr(10))}\n</stdin>"
 
 
+PROVIDER_PROTOCOLS = {
+    "anthropic": "anthropic",
+    "anthropic-messages": "anthropic",
+    "openai-chat": "openai-chat",
+    "openai-completions": "openai-chat",
+    "openai-responses": "openai-responses",
+}
+"""``--provider`` values (pi's clients pass it) that name one of Circle's protocols."""
+
+
+def _use_provider(provider: str) -> None:
+    """``--provider``: the protocol it names is used as ``CIRCLE_PROTOCOL`` would be (that variable
+    wins when set); any other provider is ignored, with a note on stderr."""
+    protocol = PROVIDER_PROTOCOLS.get(provider.strip().lower())
+    if protocol is None:
+        typer.echo(
+            f"circle: --provider {provider!r} is ignored: the endpoint comes from settings "
+            "(--provider only picks a protocol: anthropic, openai-chat or openai-responses)",
+            err=True,
+        )
+    elif not os.environ.get("CIRCLE_PROTOCOL"):
+        os.environ["CIRCLE_PROTOCOL"] = protocol
+
+
 def _check_values(*, thinking: str | None, approval_mode: str | None, tools: list[str]) -> None:
     """Refuse an option value that names no level, mode or tool, naming the ones there are."""
     from circle.application.approvals import parse_mode
@@ -149,6 +174,10 @@ def run(
     ] = False,
     resume: Annotated[bool, typer.Option("-r", "--resume", help="Pick a session to continue.")] = False,
     model: Annotated[str | None, typer.Option("--model", help="The model id.")] = None,
+    provider: Annotated[
+        str | None,
+        typer.Option("--provider", help="A protocol name (anthropic, openai-responses, ...); else ignored."),
+    ] = None,
     thinking: Annotated[str | None, typer.Option("--thinking", help="Thinking level.")] = None,
     no_session: Annotated[bool, typer.Option("--no-session", help="Keep nothing.")] = False,
     continue_last: Annotated[
@@ -216,6 +245,8 @@ def run(
         return
     if mode not in (None, "json", "rpc"):
         raise typer.BadParameter(f"unknown mode {mode!r}: use json or rpc", param_hint="--mode")
+    if provider is not None:
+        _use_provider(provider)
     if session and (continue_last or session_id):
         raise typer.BadParameter("--session goes alone: not with --continue or --session-id")
     if fork is not None and (session or continue_last or not fork.partition(":")[0]):

@@ -24,7 +24,8 @@ from typing import TextIO
 
 from pydantic import JsonValue
 
-from circle.application.events import AgentEvent
+from circle.application.attachments import MediaPart
+from circle.application.events import AgentEvent, CompactionEnded, CompactionStarted
 from circle.application.jobs import Job
 from circle.application.runtime import Runtime
 from circle.application.session import AgentSession
@@ -33,9 +34,10 @@ from circle.domain.compaction import without_compaction_copies
 from circle.domain.errors import CircleError
 from circle.domain.messages import Usage
 from circle.domain.pricing import cost
-from circle.domain.thinking import parse_level
+from circle.domain.thinking import UNKNOWN_OUTPUT_ROOM, parse_level
 
 from ._crash import write_crash_log
+from ._rpc_media import ImagesError, image_parts
 from ._stdin import StdinLines
 from .event_codec import (
     API_NAMES,
@@ -98,6 +100,8 @@ class RpcServer:
         self.aborted = False
         """An abort came after the last prompt: jobs are not waited for at the end."""
         self.interrupted = False
+        self.compacting = False
+        """A compaction of the current session runs (between ``compaction_start`` and its end)."""
         self._work: asyncio.Task[object] | None = None
         self._endpoint_models: list[str] | None = None
         self._known_jobs: dict[int, str] = {}
@@ -108,6 +112,8 @@ class RpcServer:
     # events ----------------------------------------------------------------------------------
 
     def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, CompactionStarted | CompactionEnded):
+            self.compacting = isinstance(event, CompactionStarted)
         for line in self.encoder.lines(event):
             self.out.write(line)
 
@@ -219,16 +225,22 @@ class RpcServer:
             "background": self.background,
         }
 
-    async def _start(self, message: str) -> JsonValue:
+    async def _start(self, message: str, media: tuple[MediaPart, ...] = ()) -> JsonValue:
         self.aborted = False
-        self._work = asyncio.create_task(self.session.prompt(message))
+        self._work = asyncio.create_task(self.session.prompt(message, media=media))
         await asyncio.sleep(0)  # the session is busy from here on
         return {"disposition": "started"}
 
     async def prompt(self, command: Mapping[str, JsonValue]) -> JsonValue:
         message = _text(command, "message")
+        try:
+            media = await image_parts(command.get("images"), self.runtime.ports.images)
+        except ImagesError as exc:
+            raise RpcError(str(exc)) from None
         if not self.session.is_busy:
-            return await self._start(message)
+            return await self._start(message, media)
+        if media:
+            raise RpcError("a turn is running: images go with a prompt that starts a turn")
         behavior = command.get("streamingBehavior")
         if behavior == "steer":
             self.session.steer(message)
@@ -276,7 +288,7 @@ class RpcServer:
         self.session = await self.runtime.new_session()
         self.aborted = False
         self._watch(self.session)
-        return {"sessionId": self.session.session_id}
+        return {"sessionId": self.session.session_id, "cancelled": False}
 
     async def get_state(self, command: Mapping[str, JsonValue]) -> JsonValue:
         session = self.session
@@ -289,6 +301,11 @@ class RpcServer:
             "sessionName": info.name if info is not None else None,
             "messageCount": len(session.conversation.messages),
             "pendingMessageCount": len(session.inbox.steering) + len(session.inbox.follow_ups),
+            "isCompacting": self.compacting,
+            "steeringMode": "all",
+            "followUpMode": "one-at-a-time",
+            "sessionFile": None,
+            "autoCompactionEnabled": session.loop.settings.compaction.enabled,
         }
 
     async def get_messages(self, command: Mapping[str, JsonValue]) -> JsonValue:
@@ -361,7 +378,7 @@ class RpcServer:
         if listed and model not in listed:
             raise RpcError(f"Model not found: {model} (get_available_models lists the endpoint's)")
         await self.runtime.switch_model(self.session, model)
-        return {"model": self._model_json(model), "thinkingLevel": self.runtime.options.thinking or "off"}
+        return self._model_json(model)
 
     async def set_thinking_level(self, command: Mapping[str, JsonValue]) -> JsonValue:
         self._not_busy("change the thinking level")
@@ -433,19 +450,17 @@ class RpcServer:
             "id": model,
             "name": info.name or model,
             "api": API_NAMES.get(protocol, protocol),
-            "provider": info.provider or None,
+            "provider": info.provider or self.encoder.origin.provider(model),
             "baseUrl": self.endpoint[0] or None,
             "reasoning": info.reasoning,
             "input": ["text", "image"] if info.reads_images else ["text"],
             "contextWindow": info.context_window,
-            "maxTokens": info.max_output,
-            "cost": None
-            if prices is None
-            else {
-                "input": prices.input,
-                "output": prices.output,
-                "cacheRead": prices.cache_read,
-                "cacheWrite": prices.cache_write,
+            "maxTokens": info.max_output or UNKNOWN_OUTPUT_ROOM,
+            "cost": {  # US dollars per million tokens; 0 where the price is unknown, as pi counts it
+                "input": prices.input if prices else 0.0,
+                "output": prices.output if prices else 0.0,
+                "cacheRead": prices.cache_read if prices else 0.0,
+                "cacheWrite": prices.cache_write if prices else 0.0,
             },
         }
 
