@@ -8,7 +8,9 @@ import json
 from pydantic import JsonValue
 
 from circle.domain import display
+from circle.domain.errors import CircleError
 from circle.domain.messages import Usage
+from circle.domain.patch import AddFile, DeleteFile, parse_patch
 from circle.domain.pricing import format_usd
 
 MAX_TITLE = 100
@@ -107,14 +109,44 @@ def tool_title(name: str, args: dict[str, JsonValue]) -> str:
         first = asked[0].get("question") if isinstance(asked[0], dict) else None
         more = f" (+{len(asked) - 1} more)" if len(asked) > 1 else ""
         return f"{name}  {one_line(str(first or ''))}{more}"
+    if name == "apply_patch" and isinstance(patch := args.get("patch") or args.get("input"), str):
+        return f"{name}  {one_line(_patch_summary(patch))}"
     key = _KEY_ARG.get(name)
     value = args.get(key) if key else None
     if isinstance(value, str) and value:
         return f"{name}  {one_line(value, count_lines=True)}"
+    if name in _IN_WORKSPACE:
+        return f"{name}  ."
     if not args:
         return name
-    shown = one_line(json.dumps(args, ensure_ascii=False), 80)
-    return f"{name}  {shown}"
+    pairs = ", ".join(
+        f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}" for k, v in args.items()
+    )
+    return f"{name}  {one_line(pairs, 80)}"
+
+
+_IN_WORKSPACE = frozenset({"ls"})
+"""Tools whose key argument, left out, means the workspace."""
+
+
+def _patch_summary(patch: str) -> str:
+    """``A notes.txt, M app.py``: each file a patch adds, changes, moves or deletes, as the
+    approval card says it; ``N lines`` when the patch does not parse."""
+    try:
+        operations = parse_patch(patch)
+    except CircleError:
+        return f"{patch.count(chr(10)) + 1} lines"
+    said = []
+    for operation in operations:
+        if isinstance(operation, AddFile):
+            said.append(f"A {operation.path}")
+        elif isinstance(operation, DeleteFile):
+            said.append(f"D {operation.path}")
+        elif operation.move_to is not None:
+            said.append(f"R {operation.path} -> {operation.move_to}")
+        else:
+            said.append(f"M {operation.path}")
+    return ", ".join(said) or "empty"
 
 
 def unified_diff(before: str, after: str, path: str) -> str:

@@ -150,6 +150,7 @@ class CircleApp(App[int]):
         built = await self.backend.build(person=self.desk, asker=self.desk, trusted=trusted)
         runtime = built.runtime
         self.previews.files = runtime.ports.files
+        self.previews.workspace = runtime.options.workspace
         runtime.events.subscribe(self.sink)
         runtime.events.subscribe(self.previews)
         session = await self._open(runtime)
@@ -160,6 +161,7 @@ class CircleApp(App[int]):
         if self.history is None:
             self.history = InputHistory.load(self.backend.data / "input_history.jsonl")
         screen = MainScreen(host, self.desk, history=self.history, clock=self.clock)
+        screen.conversation.differ = self.previews.diff
         self.sink.screen = screen
         await self.push_screen(screen)
         await asyncio.sleep(0)

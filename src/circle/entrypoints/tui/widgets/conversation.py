@@ -6,6 +6,8 @@ ignored, so newer kinds of events never break an older view.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from pydantic import JsonValue
 from rich.text import Text
 from textual import message as ui
@@ -25,6 +27,7 @@ from circle.application.events import (
     SubagentEvent,
     ToolExecutionEnded,
     ToolExecutionStarted,
+    TurnEnded,
 )
 from circle.domain.display import command_lines, escape_for_display, more_lines
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
@@ -33,6 +36,9 @@ from circle.entrypoints.tui._format import clip, edit_preview, tool_title
 OUTPUT_LINES = 12
 DIFF_LINES = 40
 FILE_TOOLS = frozenset({"write_file", "edit_file", "apply_patch", "delete"})
+
+Differ = Callable[[str], Awaitable[str | None]]
+"""A file call's real diff by its call id (from the file as it was when the call started)."""
 
 _SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
 """A streamed answer cut by these is told by the error line or the turn's end, not again here."""
@@ -151,6 +157,7 @@ class ToolRow(Vertical):
         self.body = Static("", classes="tool-body")
         self.diff: str | None = edit_preview(name, args, None) if name in FILE_TOOLS else None
         self.result: str | None = None
+        self.is_error = False
         if self.diff:
             self.body.update(diff_text(self.diff))
 
@@ -159,8 +166,12 @@ class ToolRow(Vertical):
         yield self.body
 
     def show_diff(self, diff: str) -> None:
+        """Show the change's real diff (from the file as it was before the call)."""
         self.diff = diff
-        self.body.update(diff_text(diff))
+        if self.result is None:
+            self.body.update(diff_text(diff))
+        else:
+            self._draw_end()
 
     def step(self, text: str) -> None:
         """While a subagent runs this call: what it does now."""
@@ -168,11 +179,33 @@ class ToolRow(Vertical):
             self.body.update(Text(f"↳ {escape_for_display(text, newlines=False)}", style="dim"))
 
     def end(self, result: str, *, is_error: bool) -> None:
-        self.result = result
+        self.result, self.is_error = result, is_error
         self.remove_class("running")
         self.add_class("error" if is_error else "done")
         mark = Text("✗ ", style="red") if is_error else Text("✓ ", style="green")
         self.header.update(mark + Text(tool_title(self.tool_name, self.args)))
+        self._draw_end()
+
+    def stop(self) -> None:
+        """The turn ended (cancelled, failed) while this call ran: it did not finish."""
+        if self.result is not None:
+            return
+        self.remove_class("running")
+        self.add_class("stopped")
+        self.header.update(Text("⏹ ", style="yellow") + Text(tool_title(self.tool_name, self.args)))
+        shown = self.body.content
+        stopped = shown.copy() if isinstance(shown, Text) else Text(str(shown or ""))
+        if (
+            self.tool_name == "execute"
+            and not stopped.plain
+            and isinstance(command := self.args.get("command"), str)
+        ):
+            stopped = command_text(command)
+        stopped.append(("\n" if stopped.plain else "") + "stopped before it finished", style="dim")
+        self.body.update(stopped)
+
+    def _draw_end(self) -> None:
+        result, is_error = self.result or "", self.is_error
         if self.tool_name in FILE_TOOLS and self.diff is not None and not is_error:
             body = diff_text(self.diff)
             body.append("\n" + escape_for_display(result.strip()), style="dim")
@@ -227,6 +260,7 @@ class ConversationView(VerticalScroll):
         self.tools: dict[str, ToolRow] = {}
         self.previews: dict[str, str] = {}
         self.compacting: Notice | None = None
+        self.differ: Differ | None = None
         self.unseen = False
 
     @property
@@ -297,6 +331,8 @@ class ConversationView(VerticalScroll):
         elif isinstance(event, ToolExecutionEnded):
             if (found := self.tools.get(event.tool_call_id)) is not None:
                 found.end(event.result, is_error=event.is_error)
+                if found.tool_name in FILE_TOOLS and self.differ is not None and not event.is_error:
+                    self.run_worker(self._real_diff(found, self.differ), group="diffs")
         elif isinstance(event, SubagentEvent) and isinstance(inner := event.event, ToolExecutionStarted):
             parent = self.tools.get(event.parent_call_id or "")
             if parent is not None:
@@ -305,6 +341,8 @@ class ConversationView(VerticalScroll):
             self.notice(f"error: {event.message}", kind="error")
         elif isinstance(event, BudgetWarned):
             self.notice(f"warning: {event.message}", kind="warning")
+        elif isinstance(event, TurnEnded):
+            self.settle()
         elif isinstance(event, CompactionStarted):
             self.compacting = self.notice(f"Compacting the conversation ({event.reason})…", kind="info")
         elif isinstance(event, CompactionEnded):
@@ -314,6 +352,18 @@ class ConversationView(VerticalScroll):
             else:
                 self.notice(_compaction_line(event), kind=kind)
             self.compacting = None
+
+    def settle(self) -> None:
+        """End every row the turn left open: calls that never finished, thinking that was cut."""
+        for row in self.tools.values():
+            row.stop()
+        if self.thinking is not None:
+            self.thinking.finish()
+        self.answer = self.thinking = None
+
+    async def _real_diff(self, row: ToolRow, differ: Differ) -> None:
+        if (diff := await differ(row.call_id)) is not None:
+            row.show_diff(diff)
 
     def _delta(self, kind: str, delta: str) -> None:
         if kind == "text":
@@ -363,6 +413,7 @@ class ConversationView(VerticalScroll):
                     self.add(row)
                 elif isinstance(part, ToolResultPart) and (done := self.tools.get(part.tool_call_id)):
                     done.end(part.text, is_error=part.is_error)
+        self.settle()
 
 
 _NOTHING = "nothing to compact"
@@ -382,6 +433,7 @@ def _compaction_line(event: CompactionEnded) -> str:
 __all__ = [
     "Answer",
     "ConversationView",
+    "Differ",
     "Notice",
     "ShellRow",
     "Thinking",

@@ -1,0 +1,114 @@
+"""Tool rows: a short title, the state the turn left them in, and the change's real diff."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+from circle.domain.model import ModelEvent, ModelRequest, ThinkingDelta
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.widgets.cards import ApprovalCard
+from circle.entrypoints.tui.widgets.conversation import Thinking, ToolRow, TurnLine
+from circle.testing import Call, FakeProcessRunner, Hang, ScriptedModel, answer
+
+from .conftest import SIZE, FakeBackend, main_screen, send, until
+
+PATCH = (
+    "*** Begin Patch\n*** Add File: notes.txt\n+hello\n"
+    "*** Update File: app.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
+)
+
+
+async def _turn(app: CircleApp, pilot: object, text: str) -> None:
+    await until(pilot, lambda: app.host is not None)
+    screen = main_screen(app)
+    await send(pilot, screen, text)
+    await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+
+
+async def test_tool_rows_show_a_short_title_not_the_arguments_as_json(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.mode = "auto"
+    backend.files.put("/work/app.py", "x = 1\n")
+    backend.model.add(
+        answer("", Call("ls", {}), Call("apply_patch", {"patch": PATCH})),
+        answer("Done."),
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _turn(app, pilot, "go")
+        titles = [str(row.header.content) for row in main_screen(app).conversation.query(ToolRow)]
+        assert titles == ["✓ ls  .", "✓ apply_patch  A notes.txt, M app.py"]
+
+
+async def test_a_file_row_shows_the_cards_diff_with_context_and_the_old_content(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.files.put("/work/app.py", "a = 0\nb = 0\nx = 1\nc = 0\n")
+    backend.files.put("/work/old.txt", "old line\n")
+    edit = {"file_path": "app.py", "old_string": "x = 1", "new_string": "x = 2"}
+    write = {"file_path": "old.txt", "content": "new line\n"}
+    backend.model.add(
+        answer("", Call("edit_file", edit)), answer("", Call("write_file", write)), answer("ok")
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "change")
+        for _ in range(2):
+            await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+            card = screen.card
+            await pilot.press("y")
+            await until(pilot, lambda card=card: screen.card is not card)
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await pilot.pause(0.1)
+        edited, written = (str(row.body.content) for row in main_screen(app).conversation.query(ToolRow))
+        assert " b = 0\n-x = 1\n+x = 2\n c = 0" in edited
+        assert "@@ -1 +1 @@" in written
+        assert "-old line\n+new line" in written
+
+
+async def test_after_esc_a_running_command_row_says_it_was_stopped(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.mode = "auto"
+    backend.processes = FakeProcessRunner({"sleep 100": Hang("working…\n")}, files=backend.files)
+    backend.model.add(answer("", Call("execute", {"command": "sleep 100"})))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "wait")
+        await until(pilot, lambda: "execute  sleep 100" in screen.busy.activity)
+        await pilot.press("escape")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        row = screen.conversation.query_one(ToolRow)
+        assert not row.has_class("running")
+        assert str(row.header.content).startswith("⏹ execute  sleep 100")
+
+
+class ThinksForever(ScriptedModel):
+    """Thinks a few words, then never finishes."""
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        self.requests.append(request)
+        yield ThinkingDelta(text="weighing the options")
+        await asyncio.Event().wait()
+
+
+async def test_after_esc_cut_thinking_is_no_longer_thinking(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.model = ThinksForever()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "think")
+        await until(pilot, lambda: bool(screen.conversation.query(Thinking)))
+        await pilot.press("escape")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        title = str(screen.conversation.query_one(Thinking).title)
+        assert title.startswith("Thought (3 words)"), title
