@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 
 def _loaded(code: str, names: tuple[str, ...]) -> list[str]:
     shown = f"json.dumps(sorted(n for n in {names!r} if n in sys.modules))"
@@ -26,7 +28,7 @@ def test_the_web_framework_still_imports_after_the_container() -> None:
 
 _FIRST_REQUEST = """
 import asyncio
-from circle._testing.gateway import ScriptedGateway, chat_text
+from circle.testing import ScriptedGateway, chat_text, responses_answer
 from circle.adapters.models.{module} import {cls}
 from circle.domain.messages import Message
 from circle.domain.model import ModelRequest
@@ -40,11 +42,18 @@ async def main(url):
     assert "TextDelta" in "".join(events), events
 
 with ScriptedGateway() as gateway:
-    gateway.enqueue(chat_text("hello"))
+    gateway.enqueue({reply}("hello"))
     asyncio.run(main(gateway.base_url))
 """
 
 
-def test_a_chat_request_is_sent_without_loading_the_openai_sdk() -> None:
-    code = _FIRST_REQUEST.format(module="openai_chat", cls="OpenAIChatModel")
+@pytest.mark.parametrize(
+    ("module", "cls", "reply"),
+    [
+        ("openai_chat", "OpenAIChatModel", "chat_text"),
+        ("openai_responses", "OpenAIResponsesModel", "responses_answer"),
+    ],
+)
+def test_an_openai_request_is_sent_without_loading_the_openai_sdk(module: str, cls: str, reply: str) -> None:
+    code = _FIRST_REQUEST.format(module=module, cls=cls, reply=reply)
     assert _loaded(code, ("openai", "openai.types")) == []

@@ -1,14 +1,13 @@
 """OpenAIChatModel: the OpenAI Chat Completions protocol, for OpenAI and compatible servers.
 
-The SDK sends the request (auth, headers, timeouts, status errors) but not its body: the body
-is written by :class:`~._openai_chat_wire.RequestEncoder`, which keeps the JSON of messages it
-already wrote, instead of the SDK re-validating the whole history on every call. The streamed
-body is read as raw server-sent events, so provider quirks (Groq's ``event: error``, an error
-chunk after the finish, Mistral's list content) are ours to handle. SDK and transport errors
-become :mod:`circle.domain.errors` in :func:`~._openai_common.translate_error` alone. What it
-shares with the Responses adapter (the SDK client, posting, closing) is
-:class:`~._openai_common.OpenAIClient`.
-"""
+The request goes out through httpx2 as the OpenAI SDK would send it (auth, headers, timeouts,
+status errors), without loading the SDK; its body is written by
+:class:`~._openai_chat_wire.RequestEncoder`, which keeps the JSON of messages it already wrote
+instead of re-validating the whole history on every call. The streamed body is read as raw
+server-sent events, so provider quirks (Groq's ``event: error``, an error chunk after the finish,
+Mistral's list content) are ours to handle. Transport errors and error answers become
+:mod:`circle.domain.errors` in :mod:`~._openai_common` alone. What it shares with the Responses
+adapter (the HTTP client, posting, closing) is :class:`~._openai_common.OpenAIClient`."""
 
 from __future__ import annotations
 

@@ -2,11 +2,11 @@
 
 Requests are stateless (``store: false``): the whole conversation goes as input items every
 time, with reasoning items carried back through their encrypted content. As in the Chat
-Completions adapter, the SDK sends the request but not its body, which
-:class:`~._openai_responses_wire.RequestEncoder` writes from cached JSON; the streamed body is
-read as raw server-sent events and folded by :class:`~._openai_responses_wire.EventTranslator`.
-SDK and transport errors become :mod:`circle.domain.errors` in
-:func:`~._openai_common.translate_error` alone, with the same wording for both protocols.
+Completions adapter, the request goes out through httpx2 (no OpenAI SDK is loaded) with the
+body :class:`~._openai_responses_wire.RequestEncoder` writes from cached JSON; the streamed body
+is read as raw server-sent events and folded by :class:`~._openai_responses_wire.EventTranslator`.
+Transport errors and error answers become :mod:`circle.domain.errors` in
+:mod:`~._openai_common` alone, with the same wording for both protocols.
 """
 
 from __future__ import annotations
