@@ -165,3 +165,21 @@ def test_json_events_stream_a_commands_output_as_it_comes(cli: Circle) -> None:
     updates = [e for e in events if e["type"] == "tool_execution_update"]
     assert updates and updates[0]["partialResult"]["content"][0]["text"] == "first"
     assert updates[0]["toolCallId"] == "c1"
+
+
+def test_json_events_stop_quietly_when_the_reader_goes_away(cli: Circle) -> None:
+    (cli.workspace / "a.txt").write_text("alpha\n")
+    cli.gateway.enqueue(
+        chat_tool_calls([("c1", "read_file", {"file_path": "a.txt"})]),
+        chat_text("It says alpha." * 50),
+    )
+    process = cli.popen("-p", "--mode", "json", "--yolo", "read a.txt")
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    assert json.loads(first)["type"] == "agent_start"
+    process.stdout.close()  # as `| head -1` does
+    stderr = process.stderr.read()
+    process.wait(timeout=60)
+    assert "event sink failed" not in stderr and "Traceback" not in stderr, stderr
+    posts = [r for r in cli.gateway.requests if r.method == "POST"]
+    assert len(posts) == 2  # the turn went on to its end

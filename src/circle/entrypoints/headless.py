@@ -61,11 +61,18 @@ class JsonLines:
         self.out = out
         self.encoder = EventEncoder()
         """Set to one that knows the session's origin once the session is open."""
+        self.closed = False
+        """The reader went away (``| head``): the rest of the events are dropped, quietly."""
 
     def emit(self, event: AgentEvent) -> None:
-        for line in self.encoder.lines(event):
-            self.out.write(dumps(line) + "\n")
-        self.out.flush()
+        if self.closed:
+            return
+        try:
+            for line in self.encoder.lines(event):
+                self.out.write(dumps(line) + "\n")
+            self.out.flush()
+        except BrokenPipeError:
+            self.closed = True
 
 
 class Notices:
