@@ -5,6 +5,7 @@ Bad arguments and failures become a :class:`ToolError` whose message reaches the
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Literal, Protocol, TypeVar
@@ -181,6 +182,11 @@ class ToolContext:
                 self.files, workspace=self.workspace, home=home, data_dir=self.data_dir
             )
         return await self._credentials.is_credential(join_in_workspace(self.workspace, path), info=info)
+
+    def command_env(self, extra: Mapping[str, str]) -> dict[str, str]:
+        """The environment commands run with (``env``, or the process's own where it is empty),
+        with ``extra`` over it."""
+        return {**(self.env or os.environ), **extra}
 
     async def is_known_credential(self, info: FileInfo) -> bool:
         """Whether a file met in a scan (stat'ed through symlinks) is a known credential file by

@@ -22,7 +22,6 @@ nothing of it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -99,7 +98,7 @@ async def _credential_in_history(ctx: ToolContext, folder: str) -> str:
 async def _git(ctx: ToolContext, command: str, folder: str, *, limit: int) -> str | None:
     """The output of a git reading command run with :data:`GIT_SAFE_CONFIG`; None when it timed out
     or was cut."""
-    env = {**(ctx.env or os.environ), **git_environment(ctx.env or os.environ)}
+    env = ctx.command_env(git_environment(ctx.command_env({})))
     result = await ctx.processes.run(
         command, cwd=folder, timeout_s=REVIEW_TIMEOUT_S, output_limit=limit, env=env
     )

@@ -18,8 +18,6 @@ it is waited on, its output so far goes to ``ctx.progress`` (masked and redacted
 
 from __future__ import annotations
 
-import os
-
 from pydantic import Field
 
 from circle.application.jobs import MovedToBackground
@@ -75,7 +73,7 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         ask_reason=review.ask_reason or review.reason,
         safe=review.safe and not review.always_ask,
     )
-    env = {**(ctx.env or os.environ), **review.env} if review.env else ctx.env
+    env = ctx.command_env(review.env) if review.env else ctx.env
     if args.background and ctx.jobs is not None:
         job = await ctx.jobs.start(args.command, cwd=ctx.workspace, env=env or None)
         return ToolOutput(
