@@ -40,8 +40,8 @@ async def test_esc_cancels_the_turn_and_the_busy_line_says_what_ran(
         assert app.host is not None and not app.host.session.is_running
 
 
-async def test_the_busy_line_shows_the_retry(
-    make_app: Callable[..., CircleApp], backend: FakeBackend
+async def test_the_busy_line_counts_the_retry_down(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, clock: FixedClock
 ) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -51,7 +51,12 @@ async def test_the_busy_line_shows_the_retry(
             RetryScheduled(kind="timeout", attempt=3, max_attempts=10, delay_ms=4000, error="no answer")
         )
         await until(pilot, lambda: bool(screen.busy.retry))
-        assert screen.busy.retry == "Retrying… · timeout 3/10 · 4s"
+        assert screen.busy.retry == "timeout · retrying in 4s (3/10)"
+        clock.now += 2.5
+        await until(pilot, lambda: screen.busy.retry == "timeout · retrying in 2s (3/10)")
+        clock.now += 2
+        await until(pilot, lambda: screen.busy.retry == "timeout · retrying now (3/10)")
+        assert "retrying now (3/10) · esc cancels" in str(screen.busy.content)
 
 
 async def test_ctrl_b_moves_the_waited_on_command_to_the_background(

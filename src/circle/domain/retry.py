@@ -342,6 +342,13 @@ def retry_line(kind: str, attempt: int, max_attempts: int, delay_s: float) -> st
     return f"Retrying… · {_LABELS.get(kind, kind)} {attempt}/{max_attempts} · {format_duration(delay_s)}"
 
 
+def retry_countdown(kind: str, attempt: int, max_attempts: int, remaining_s: float) -> str:
+    """The same retry as it counts down: ``timeout · retrying in 4s (3/10)``, then ``retrying
+    now`` once the wait is over."""
+    when = f"in {format_duration(math.ceil(remaining_s))}" if remaining_s > 0 else "now"
+    return f"{_LABELS.get(kind, kind)} · retrying {when} ({attempt}/{max_attempts})"
+
+
 __all__ = [
     "BUDGETS",
     "SERVER_STATUSES",
@@ -358,6 +365,7 @@ __all__ = [
     "decide",
     "gave_up_note",
     "parse_retry_after",
+    "retry_countdown",
     "retry_line",
     "should_retry_header",
 ]

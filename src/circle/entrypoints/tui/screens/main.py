@@ -18,7 +18,6 @@ from textual.widgets import Input, Static, TextArea
 from circle.application.events import (
     ErrorReported,
     MessageUpdated,
-    RetryScheduled,
     SubagentEvent,
     ToolExecutionEnded,
     ToolExecutionStarted,
@@ -26,7 +25,6 @@ from circle.application.events import (
     TurnStarted,
 )
 from circle.domain.errors import CircleError
-from circle.domain.retry import retry_line
 from circle.domain.todos import parse_todos
 from circle.entrypoints.tui import _format, _slash
 from circle.entrypoints.tui._desk import Desk
@@ -76,7 +74,7 @@ class MainScreen(Screen[None]):
         self.composer = Composer(
             history=history, completions=self.completions, lister=self._list_folder, clock=clock
         )
-        self.busy = BusyLine()
+        self.busy = BusyLine(clock=clock)
         self.plan = PlanBox()
         self.footer = FooterLine()
         self.strip = Strip()
@@ -123,6 +121,7 @@ class MainScreen(Screen[None]):
     def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
         event = message.event
         self.conversation.apply(event)
+        self.busy.count(event)
         if isinstance(event, ErrorReported):
             self.error_shown = event.message
         if isinstance(event, TurnStarted):
@@ -140,9 +139,6 @@ class MainScreen(Screen[None]):
         elif isinstance(event, ToolExecutionEnded):
             self.busy.show("Thinking…")
             self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
-        elif isinstance(event, RetryScheduled):
-            line = retry_line(event.kind, event.attempt, event.max_attempts, event.delay_ms / 1000)
-            self.busy.show(self.busy.activity or "Thinking…", retry=line)
         elif isinstance(event, TurnEnded):
             self._turn_ended(event)
         self.refresh_footer()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -11,13 +12,17 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
+from circle.application.events import MessageEnded, MessageUpdated, RetryScheduled, TurnStarted
 from circle.domain.display import escape_for_display
+from circle.domain.retry import retry_countdown
 from circle.domain.todos import Todo
+from circle.entrypoints.tui._format import duration, tokens
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 _MORE_LINES = re.compile(r"  \(\+\d+ more lines?\)$")
 CANCEL_HINT = " · esc cancels"
+CHARS_PER_TOKEN = 4
 
 
 def fit(text: str, width: int) -> str:
@@ -33,26 +38,63 @@ def fit(text: str, width: int) -> str:
 
 
 class BusyLine(Static):
-    """What runs now (thinking, answering, a tool), the retry being waited on, and the keys."""
+    """What runs now (thinking, answering, a tool), for how long, the tokens so far, the retry
+    being waited on (counting down), and the keys: ``⠋ Answering… · 12s · ↓ 1.2k tokens · esc
+    cancels``."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__("", id="busy")
+        self.clock = clock
         self.activity = ""
         self.retry = ""
         self.frame = 0
         self.display = False
+        self.started: float | None = None
+        self.tokens_done = 0
+        """Output tokens of the answers this turn finished (as the endpoint counted them)."""
+        self.streamed = 0
+        """Characters streamed since the last finished answer (about four a token)."""
+        self._retry: tuple[RetryScheduled, float] | None = None
 
     def on_mount(self) -> None:
         self.set_interval(0.1, self._tick)
 
     def show(self, activity: str, *, retry: str = "") -> None:
+        """Say what runs now; a retry being waited on ends once something else happens."""
+        if self.started is None:
+            self.started = self.clock()
         self.activity, self.retry = activity, retry
+        self._retry = None
         self.display = True
         self._draw()
 
     def hide(self) -> None:
         self.activity = self.retry = ""
+        self._retry = None
+        self.started = None
+        self.tokens_done = self.streamed = 0
         self.display = False
+
+    def count(self, event: object) -> None:
+        """Keep the tokens so far, and the retry's countdown, from one agent event."""
+        if isinstance(event, TurnStarted):
+            self.started = self.clock()
+            self.tokens_done = self.streamed = 0
+        elif isinstance(event, MessageUpdated) and event.kind in ("text", "thinking", "toolcall"):
+            self.streamed += len(event.delta)
+        elif isinstance(event, MessageEnded) and event.message.role == "assistant":
+            usage = event.message.usage
+            self.tokens_done += usage.output if usage is not None else self.streamed // CHARS_PER_TOKEN
+            self.streamed = 0
+        elif isinstance(event, RetryScheduled):
+            self.show(self.activity or "Thinking…")
+            self._retry = (event, self.clock() + event.delay_ms / 1000)
+            self._draw()
+
+    @property
+    def tokens(self) -> int:
+        """Output tokens so far this turn: counted ones, plus an estimate of what streams now."""
+        return self.tokens_done + self.streamed // CHARS_PER_TOKEN
 
     def _tick(self) -> None:
         if self.display:
@@ -60,14 +102,28 @@ class BusyLine(Static):
             self._draw()
 
     def _draw(self) -> None:
-        room = (self.content_size.width or 200) - 2 - len(CANCEL_HINT)
+        if self._retry is not None:
+            event, until = self._retry
+            self.retry = retry_countdown(event.kind, event.attempt, event.max_attempts, until - self.clock())
+        said = ""
+        if self.started is not None and (seconds := self.clock() - self.started) >= 1:
+            said += f" · {elapsed(seconds)}"
+        if self.tokens:
+            said += f" · ↓ {tokens(self.tokens)} tokens"
+        room = (self.content_size.width or 200) - 2 - len(CANCEL_HINT) - len(said)
         text = Text(f"{SPINNER[self.frame]} ", style="bold magenta") + Text(fit(self.activity, room))
+        text.append(said, style="dim")
         if self.retry:
             text.append(f" · {escape_for_display(self.retry, newlines=False)}", style="yellow")
         text.append(CANCEL_HINT, style="dim")
         if self.activity.startswith("execute"):
             text.append(" · ctrl+b to background", style="dim")
         self.update(text)
+
+
+def elapsed(seconds: float) -> str:
+    """``12s``, ``1m 5s``, ``1h 2m``: how long a turn has run, in whole seconds."""
+    return f"{int(seconds)}s" if seconds < 60 else duration(seconds)
 
 
 class PlanBox(Static):

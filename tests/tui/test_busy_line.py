@@ -1,0 +1,53 @@
+"""The busy line while a turn runs: how long it has run, the tokens so far, a retry counting down."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from circle.domain.messages import Usage
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.widgets.conversation import TurnLine
+from circle.testing import Call, FakeProcessRunner, Hang, answer
+
+from .conftest import SIZE, FakeBackend, FixedClock, main_screen, send, until
+
+
+async def test_the_busy_line_shows_the_time_the_turn_has_run_and_the_tokens_so_far(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, clock: FixedClock
+) -> None:
+    backend.mode = "auto"
+    runner = FakeProcessRunner({"make": Hang("building…\n")}, files=backend.files)
+    backend.processes = runner
+    backend.model.add(
+        answer("", Call("execute", {"command": "make"}), usage=Usage(input=10, output=1234)),
+        answer("Built."),
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "build it")
+        await until(pilot, lambda: bool(runner.started))
+        clock.now += 12.4
+        await until(pilot, lambda: "· 12s · ↓ 1.2k tokens · esc cancels" in str(screen.busy.content))
+        assert "execute  make · 12s" in str(screen.busy.content)
+        clock.now += 60
+        await until(pilot, lambda: "· 1m 12s · ↓ 1.2k tokens" in str(screen.busy.content))
+        runner.started[0].finish(0)
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert not screen.busy.display and screen.busy.tokens == 0
+
+
+async def test_a_streamed_answer_counts_its_tokens_before_the_endpoint_does(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.application.events import MessageUpdated, TurnStarted
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        app.sink.emit(TurnStarted(session_id="s", message="hi"))
+        for _ in range(10):
+            app.sink.emit(MessageUpdated(kind="text", delta="x" * 400, content_index=0))
+        await until(pilot, lambda: "↓ 1.0k tokens" in str(screen.busy.content))
