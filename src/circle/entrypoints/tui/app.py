@@ -223,14 +223,19 @@ def _load(make: Callable[[], Backend]) -> Backend:
     return make()
 
 
-def exit_lines(stopped: list[str], session_id: str, *, ephemeral: bool) -> list[str]:
-    """What the terminal shows after Circle leaves: the jobs it stopped, the command that reopens."""
+def exit_lines(
+    stopped: list[str], session_id: str, *, ephemeral: bool, command: str | None = None
+) -> list[str]:
+    """What the terminal shows after Circle leaves: the jobs it stopped, the command that reopens
+    (with ``command``, else the one that starts this Circle from any folder)."""
+    from circle.entrypoints._invocation import circle_command
+
     lines = []
     if stopped:
         lines.append(f"Stopped {len(stopped)} background job{'' if len(stopped) == 1 else 's'}:")
         lines += [f"  {job}" for job in stopped]
     if not ephemeral:
-        lines.append(f"Continue this session with: circle --session {session_id}")
+        lines.append(f"Continue this session with: {command or circle_command()} --session {session_id}")
     return lines
 
 
