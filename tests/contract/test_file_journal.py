@@ -78,6 +78,9 @@ async def test_a_restored_turn_is_marked(journal: Journal) -> None:
     await journal.mark_restored("s", 1, at=99.0)
     (turn,) = await journal.turns("s")
     assert turn.restored_at == 99.0
+    await journal.mark_restored("s", 1, at=None)
+    (turn,) = await journal.turns("s")
+    assert turn.restored_at is None
 
 
 async def test_the_sqlite_journal_outlives_its_process_and_shares_the_session_store(tmp_path: Path) -> None:

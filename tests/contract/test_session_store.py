@@ -179,6 +179,26 @@ async def test_a_fork_grows_apart_and_leaves_main_alone(store: Store) -> None:
     await sound(store, "s1")
 
 
+async def test_moving_a_head_back_and_forth_changes_the_history_and_keeps_every_checkpoint(
+    store: Store,
+) -> None:
+    await store.create_session(workspace="/w", session_id="s1")
+    made = [await store.append("s1", Message.user(f"m{i}")) for i in range(3)]
+
+    await store.move_branch("s1", MAIN_BRANCH, head_id=made[0].id)
+    assert [cp.message.text for cp in await store.history("s1")] == ["m0"]
+    assert len(await store.checkpoints("s1")) == 3
+    await store.move_branch("s1", MAIN_BRANCH, head_id=None)
+    assert await store.history("s1") == []
+    await store.move_branch("s1", MAIN_BRANCH, head_id=made[2].id)
+    assert await store.history("s1") == made
+    with pytest.raises(StorageError, match="no branch"):
+        await store.move_branch("s1", "nope", head_id=made[0].id)
+    with pytest.raises(StorageError, match="no checkpoint"):
+        await store.move_branch("s1", MAIN_BRANCH, head_id="missing")
+    await sound(store, "s1")
+
+
 async def test_appending_to_a_new_branch_starts_a_new_root(store: Store) -> None:
     await store.create_session(workspace="/w", session_id="s1")
     await store.append("s1", Message.user("main"))

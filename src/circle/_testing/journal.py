@@ -69,7 +69,7 @@ class InMemoryFileJournal:
     async def turns(self, session_id: str) -> list[JournalTurn]:
         return [t for t in reversed(self._turns.get(session_id, [])) if t.receipts]
 
-    async def mark_restored(self, session_id: str, number: int, *, at: float) -> None:
+    async def mark_restored(self, session_id: str, number: int, *, at: float | None) -> None:
         turns = self._turns.get(session_id, [])
         for i, turn in enumerate(turns):
             if turn.number == number:

@@ -120,6 +120,15 @@ class InMemorySessionStore:
         self.heads[(session_id, name)] = head_id
         return Branch(session_id=session_id, name=name, head_id=head_id)
 
+    async def move_branch(self, session_id: str, name: str, *, head_id: str | None) -> Branch:
+        self._session(session_id)
+        if (session_id, name) not in self.heads:
+            raise StorageError(f"no branch {name!r} in session {session_id}")
+        if head_id is not None and getattr(self.stored.get(head_id), "session_id", None) != session_id:
+            raise StorageError(f"no checkpoint {head_id} in session {session_id}")
+        self.heads[(session_id, name)] = head_id
+        return Branch(session_id=session_id, name=name, head_id=head_id)
+
     async def add_label(self, checkpoint_id: str, text: str) -> Label:
         self._open()
         if checkpoint_id not in self.stored:

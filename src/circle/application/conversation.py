@@ -66,6 +66,11 @@ class Conversation:
         """The history, oldest first. Do not mutate; use :meth:`append`."""
         return self._history
 
+    async def reload(self) -> None:
+        """Read the history again from the branch's head (after undo or redo moved it)."""
+        stored = await self.store.history(self.session_id, branch=self.branch)
+        self._history[:] = [cp.message for cp in stored]
+
     async def append(self, message: Message, events: EventSink | None = None) -> str:
         checkpoint = await self.store.append(self.session_id, message, branch=self.branch)
         self._history.append(message)

@@ -61,7 +61,7 @@ def action_of(receipt: Receipt) -> ChangeAction:
 
 
 class Rewind:
-    """Lists, previews and restores the journaled turns of a session."""
+    """Lists, previews and restores the journaled turns of a session, and does a rewound turn again."""
 
     def __init__(
         self, journal: FileJournal, files: FileSystem, *, clock: Callable[[], float] = time.time
@@ -119,19 +119,49 @@ class Rewind:
         changes = tuple([await self._check(receipt, later) for receipt in turn.receipts])
         if any(not c.current_matches_after for c in changes):
             return RestoreOutcome(turn, changes, restored=False)
-        earlier = {
-            r.path: await self.journal.get_blob(r.before) for r in turn.receipts if r.before is not None
-        }
+        await self._switch(turn.receipts, back=True)
+        await self.journal.mark_restored(session_id, turn.number, at=self._clock())
+        return RestoreOutcome(turn, changes, restored=True)
+
+    async def reapply(self, session_id: str, number: int) -> RestoreOutcome:
+        """Do a rewound turn's changes again (redo): every file must still be as the rewind left
+        it, that is as it was before the turn; otherwise nothing is touched and the conflicts are
+        returned. ``current_matches_after`` then means "still as the rewind left it".
+
+        Raises:
+            StorageError: the turn is unknown or was not rewound, a content is missing, or a write
+                failed (as :meth:`restore`).
+        """
+        turn = self._pick(session_id, await self.journal.turns(session_id), number)
+        if turn.restored_at is None:
+            raise StorageError(f"turn {number} was not rewound, so there is nothing to do again")
+        changes = tuple([await self._check_before(receipt) for receipt in turn.receipts])
+        if any(not c.current_matches_after for c in changes):
+            return RestoreOutcome(turn, changes, restored=False)
+        await self._switch(turn.receipts, back=False)
+        await self.journal.mark_restored(session_id, turn.number, at=None)
+        return RestoreOutcome(turn, changes, restored=True)
+
+    async def _switch(self, receipts: tuple[Receipt, ...], *, back: bool) -> None:
+        """Give each file its content from before the turn (``back``) or after it, all or none."""
+
+        def wanted(receipt: Receipt) -> str | None:
+            return receipt.before if back else receipt.after
+
+        def present(receipt: Receipt) -> str | None:
+            return receipt.after if back else receipt.before
+
+        target = {r.path: await self.journal.get_blob(d) for r in receipts if (d := wanted(r)) is not None}
         try:
-            now = {r.path: await self.files.read_bytes(r.path) for r in turn.receipts if r.after is not None}
+            now = {r.path: await self.files.read_bytes(r.path) for r in receipts if present(r) is not None}
         except OSError as exc:
             raise StorageError(
                 f"cannot read {exc.filename}: {exc.strerror or exc}; nothing was restored"
             ) from exc
         done: list[Receipt] = []
-        for receipt in turn.receipts:
+        for receipt in receipts:
             try:
-                await self._put(receipt.path, earlier.get(receipt.path))
+                await self._put(receipt.path, target.get(receipt.path))
             except OSError as exc:
                 left = await self._undo(done, now)
                 tail = f"; these could not be put back: {', '.join(left)}" if left else ""
@@ -139,17 +169,32 @@ class Rewind:
                     f"cannot restore {receipt.path}: {exc.strerror or exc}; nothing was restored{tail}"
                 ) from exc
             done.append(receipt)
-        await self.journal.mark_restored(session_id, turn.number, at=self._clock())
-        return RestoreOutcome(turn, changes, restored=True)
+
+    async def _digest_now(self, path: str) -> str | None:
+        """The file's content digest now: None when absent, "(not a file)" for a folder. OSError
+        when it cannot be read."""
+        info = await self.files.stat(path)
+        if info is not None and info.kind != "file":
+            return "(not a file)"
+        return None if info is None else content_digest(await self.files.read_bytes(path))
+
+    async def _check_before(self, receipt: Receipt) -> Change:
+        """Whether the file is as it was before the turn (as a rewind left it)."""
+        action = action_of(receipt)
+        try:
+            current = await self._digest_now(receipt.path)
+        except OSError as exc:
+            return Change(
+                receipt.path, action, False, receipt.source, f"cannot be read: {exc.strerror or exc}"
+            )
+        if current == receipt.before:
+            return Change(receipt.path, action, True, receipt.source)
+        return Change(receipt.path, action, False, receipt.source, "was changed after the rewind")
 
     async def _check(self, receipt: Receipt, later: dict[str, int]) -> Change:
         action = action_of(receipt)
         try:
-            info = await self.files.stat(receipt.path)
-            if info is not None and info.kind != "file":
-                current: str | None = "(not a file)"
-            else:
-                current = None if info is None else content_digest(await self.files.read_bytes(receipt.path))
+            current = await self._digest_now(receipt.path)
         except OSError as exc:
             return Change(
                 receipt.path, action, False, receipt.source, f"cannot be read: {exc.strerror or exc}"

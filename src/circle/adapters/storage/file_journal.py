@@ -156,7 +156,7 @@ class SqliteFileJournal:
             if receipts.get(number)
         ]
 
-    async def mark_restored(self, session_id: str, number: int, *, at: float) -> None:
+    async def mark_restored(self, session_id: str, number: int, *, at: float | None) -> None:
         self._prepare()
         with self._db.writing() as connection:
             connection.execute(

@@ -301,6 +301,28 @@ class SqliteSessionStore:
             )
         return Branch(session_id=session_id, name=name, head_id=head_id)
 
+    async def move_branch(self, session_id: str, name: str, *, head_id: str | None) -> Branch:
+        """Move the branch's head to ``head_id``; StorageError for an unknown branch or checkpoint,
+        SessionBusyError (moving nothing) when the store's lease token is no longer the session's."""
+        with self._db.writing() as connection:
+            state = connection.execute(
+                sql.APPEND_STATE, {"session_id": session_id, "branch": name}
+            ).fetchone()
+            if state is None:
+                raise StorageError(f"no session {session_id}")
+            held = self._fences.get(session_id)
+            if held is not None and state[3] != held:
+                lease = connection.execute(sql.LEASE, {"session_id": session_id}).fetchone()
+                raise lost_lease_error(session_id, lease)
+            if not _head(connection, session_id, name)[0]:
+                raise StorageError(f"no branch {name!r} in session {session_id}")
+            if head_id is not None and not _found(
+                connection, sql.CHECKPOINT_IN_SESSION, checkpoint_id=head_id, session_id=session_id
+            ):
+                raise StorageError(f"no checkpoint {head_id} in session {session_id}")
+            connection.execute(sql.MOVE_HEAD, {"session_id": session_id, "name": name, "head_id": head_id})
+        return Branch(session_id=session_id, name=name, head_id=head_id)
+
     async def add_label(self, checkpoint_id: str, text: str) -> Label:
         """Name a checkpoint for people (again is a no-op). Raises StorageError for an unknown one."""
         with self._db.writing() as connection:

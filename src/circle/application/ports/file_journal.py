@@ -74,8 +74,8 @@ class FileJournal(Protocol):
         """The session's turns that changed files, newest first."""
         ...
 
-    async def mark_restored(self, session_id: str, number: int, *, at: float) -> None:
-        """Note that the turn's changes were put back."""
+    async def mark_restored(self, session_id: str, number: int, *, at: float | None) -> None:
+        """Note that the turn's changes were put back at ``at``, or (None) done again by a redo."""
         ...
 
     async def aclose(self) -> None: ...

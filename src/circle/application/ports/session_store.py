@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint
+from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label
 from circle.domain.messages import Message
 
 
@@ -55,6 +55,19 @@ class SessionStore(Protocol):
 
     async def create_branch(self, session_id: str, name: str, *, head_id: str | None) -> Branch:
         """A new branch of the session whose head is ``head_id`` (where it goes on from)."""
+        ...
+
+    async def move_branch(self, session_id: str, name: str, *, head_id: str | None) -> Branch:
+        """Move an existing branch's head to ``head_id``, one of the session's checkpoints, or None
+        (before the first message); undo and redo do it, and no message is changed. Raises StorageError for an unknown branch or checkpoint."""
+        ...
+
+    async def add_label(self, checkpoint_id: str, text: str) -> Label:
+        """Name a checkpoint for people (again is a no-op). Raises StorageError for an unknown one."""
+        ...
+
+    async def labels(self, session_id: str) -> list[Label]:
+        """The labels of the session's checkpoints, in checkpoint order, then by text."""
         ...
 
     async def set_title(self, session_id: str, title: str) -> None: ...
