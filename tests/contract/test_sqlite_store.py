@@ -521,4 +521,4 @@ def test_a_connection_has_the_store_pragmas(tmp_path: Path) -> None:
             for name in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout", "user_version")
         ]
 
-    assert settings == ["wal", 2, 1, 5000, SCHEMA_VERSION]  # synchronous 2 is FULL
+    assert settings == ["wal", 1, 1, 5000, SCHEMA_VERSION]  # synchronous 1 is NORMAL (a thread syncs the WAL)
