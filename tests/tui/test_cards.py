@@ -300,7 +300,7 @@ async def test_control_characters_in_a_command_are_escaped_on_the_card_the_row_a
         escaped = "touch x # \\x1b[2K\\x0d\\x1b[1Als -la"
         assert any(f"$ {escaped}" in line for line in lines)
         assert any(line.startswith(f" ● execute  {escaped}") for line in lines)
-        assert any(f"execute  {escaped} · esc cancels" in line for line in lines)
+        assert any(f"execute  {escaped} · ↓ 5 tokens · esc cancels" in line for line in lines)
         await pilot.press("n")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
 

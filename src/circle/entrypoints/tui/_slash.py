@@ -43,6 +43,8 @@ HOTKEYS: tuple[tuple[str, str], ...] = (
     ("ctrl+r", "search the history"),
     ("tab", "complete a /command or an @file"),
     ("esc", "cancel the turn"),
+    ("pgup / pgdn", "scroll the conversation (the cursor stays in the input box; the wheel too)"),
+    ("ctrl+home / ctrl+end", "the start / the end of the conversation (End, when scrolled up)"),
     ("ctrl+b", "move the command being waited on to the background"),
     ("shift+tab", "cycle the mode: default, accept edits, plan mode"),
     ("↓ on an empty input", "select the strip of subagents and jobs; enter opens the record"),

@@ -61,6 +61,10 @@ class MainScreen(Screen[None]):
         Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
         Binding("ctrl+c", "interrupt", "quit", show=False, priority=True),
         Binding("end", "follow", "follow", show=False, priority=True),
+        Binding("ctrl+end", "follow", "follow", show=False, priority=True),
+        Binding("pageup", "page(-1)", "scroll up", show=False, priority=True),
+        Binding("pagedown", "page(1)", "scroll down", show=False, priority=True),
+        Binding("ctrl+home", "page_home", "top", show=False, priority=True),
     ]
 
     def __init__(self, host: Host, desk: Desk, *, history: InputHistory, clock: Callable[[], float]) -> None:
@@ -331,6 +335,23 @@ class MainScreen(Screen[None]):
         if self.conversation.following:
             raise SkipAction()
         self.conversation.follow()
+
+    def action_page(self, step: int) -> None:
+        """PageUp/PageDown scroll the conversation; the cursor stays in the input box. A card
+        that scrolls its diff takes them first."""
+        if self.card is not None and self.card.has_focus_within:
+            raise SkipAction()
+        view = self.conversation
+        if step < 0:
+            view.scroll_page_up(animate=False)
+        elif view.scroll_y + view.scrollable_content_region.height >= view.max_scroll_y:
+            view.follow()  # the last page: follow the end again (a scroll there would let go)
+        else:
+            view.scroll_page_down(animate=False)
+
+    def action_page_home(self) -> None:
+        """ctrl+home: the start of the conversation (End or ctrl+end comes back)."""
+        self.conversation.scroll_home(animate=False)
 
     def action_cancel_turn(self) -> None:
         if self.completions.open:

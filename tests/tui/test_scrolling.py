@@ -1,0 +1,74 @@
+"""Scrolling the conversation from the input box: PageUp/PageDown, ctrl+home/ctrl+end, the wheel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import events
+
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.screens.main import MainScreen
+
+from .conftest import SIZE, main_screen, send, texts, until
+
+
+def filled(screen: MainScreen, rows: int = 80) -> None:
+    for index in range(rows):
+        screen.conversation.notice(f"line {index}")
+
+
+async def test_page_keys_scroll_the_conversation_while_the_cursor_stays_in_the_input_box(
+    make_app: Callable[..., CircleApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        filled(screen)
+        view = screen.conversation
+        await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y)
+        await pilot.press("pageup")
+        await until(pilot, lambda: view.scroll_y < view.max_scroll_y)
+        assert screen.composer.has_focus and not view.following
+        first = view.scroll_y
+        await pilot.press("pageup")
+        await until(pilot, lambda: view.scroll_y < first)
+        screen.conversation.notice("new output")
+        await until(pilot, lambda: screen.below.display)
+        await pilot.press("pagedown", "pagedown", "pagedown", "pagedown")
+        await until(pilot, lambda: view.following and not screen.below.display)
+        await pilot.press("ctrl+home")
+        await until(pilot, lambda: view.scroll_y == 0)
+        assert screen.composer.has_focus and not view.following
+        await pilot.press("ctrl+end")
+        await until(pilot, lambda: view.following and view.scroll_y == view.max_scroll_y)
+        await pilot.press("h", "i")
+        assert screen.composer.text == "hi"
+
+
+async def test_the_mouse_wheel_scrolls_the_conversation_and_typing_still_reaches_the_input_box(
+    make_app: Callable[..., CircleApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        filled(screen)
+        view = screen.conversation
+        await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y)
+        for _ in range(5):
+            await pilot._post_mouse_events([events.MouseScrollUp], "#conversation", offset=(10, 5))
+        await until(pilot, lambda: view.scroll_y < view.max_scroll_y and not view.following)
+        await pilot.press("o", "k")
+        assert screen.composer.has_focus and screen.composer.text == "ok"
+
+
+async def test_hotkeys_lists_the_scrolling_keys(make_app: Callable[..., CircleApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "/hotkeys")
+        await until(pilot, lambda: "pgup / pgdn" in texts(screen))
+        said = texts(screen)
+        assert "ctrl+home / ctrl+end" in said and "wheel" in said
