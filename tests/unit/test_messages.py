@@ -62,3 +62,15 @@ def test_a_new_user_message_ends_the_search_for_unanswered_calls() -> None:
 def test_complete_stop_reasons() -> None:
     assert StopReason.END.is_complete and StopReason.TOOL_USE.is_complete
     assert not any(r.is_complete for r in (StopReason.MAX_TOKENS, StopReason.FILTERED, StopReason.INCOMPLETE))
+
+
+def test_a_tool_message_s_text_is_what_its_tools_returned() -> None:
+    message = Message(
+        role="tool",
+        parts=(
+            *Message.tool_result(call_id="a", name="ls", text="one.txt").parts,
+            *Message.tool_result(call_id="b", name="ls", text="two.txt").parts,
+        ),
+    )
+    assert message.text == "one.txt\ntwo.txt"
+    assert Message.user("hi").text == "hi"

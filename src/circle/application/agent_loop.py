@@ -22,7 +22,7 @@ from pydantic import JsonValue
 from circle.domain.budget import CompactionSettings, RequestBudget
 from circle.domain.call_marks import outcome_of
 from circle.domain.catalog import ModelInfo, unknown_model
-from circle.domain.errors import CircleError, ContextOverflowError, ToolError
+from circle.domain.errors import CircleError, ContextOverflowError, ToolError, TurnLimitError
 from circle.domain.messages import (
     NOT_RUN_RESULT,
     DocumentPart,
@@ -220,7 +220,7 @@ class AgentLoop:
                         answer.text,
                         usage,
                         incomplete=True,
-                        error=CircleError(f"stopped after {rounds} tool rounds (--max-turns)"),
+                        error=TurnLimitError(f"stopped after {rounds} tool rounds (--max-turns)"),
                     )
         except asyncio.CancelledError:
             task = asyncio.current_task()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from circle.domain.budget import CompactionSettings, RequestBudget
 from circle.domain.catalog import ModelInfo
-from circle.domain.errors import ConfigError, SessionBusyError, StorageError
+from circle.domain.errors import ConfigError, SessionBusyError, SessionNotFoundError, StorageError
 from circle.domain.hooks import HookConfig
 from circle.domain.redact import redact
 from circle.domain.retry import TimeoutPolicy
@@ -197,10 +197,10 @@ class Runtime:
     async def open_session(self, session_id: str, *, at_checkpoint: str | None = None) -> AgentSession:
         """Open a stored session where it went on last (the branch whose head is newest), or from
         ``at_checkpoint`` on a new branch of its own. Raises SessionBusyError while another Circle
-        has it open, StorageError for an unknown session or checkpoint."""
+        has it open, SessionNotFoundError for an unknown session or checkpoint."""
         info = await self.ports.store.get_session(session_id)
         if info is None:
-            raise StorageError(f"no session {session_id!r}: `circle sessions` lists them")
+            raise SessionNotFoundError(f"no session {session_id!r}: `circle sessions` lists them")
         await self._hold(session_id)
         branch = await pick_branch(self.ports.store, session_id, at_checkpoint=at_checkpoint)
         return await self._session(
@@ -218,7 +218,7 @@ class Runtime:
         """A new session holding the conversation up to ``at_checkpoint`` (None: the head)."""
         info = await self.ports.store.get_session(session_id)
         if info is None:
-            raise StorageError(f"no session {session_id!r}: `circle sessions` lists them")
+            raise SessionNotFoundError(f"no session {session_id!r}: `circle sessions` lists them")
         if new_session_id is not None:
             await self._hold(new_session_id)  # before it exists, so no other Circle opens it first
         forked = await self.ports.store.fork(

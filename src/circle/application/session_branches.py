@@ -4,7 +4,7 @@ branch from any checkpoint (a tree within the one session, as pi keeps it)."""
 from __future__ import annotations
 
 from circle.domain.checkpoints import MAIN_BRANCH
-from circle.domain.errors import StorageError
+from circle.domain.errors import SessionNotFoundError
 
 from .ports.session_store import SessionStore
 
@@ -24,12 +24,12 @@ async def pick_branch(store: SessionStore, session_id: str, *, at_checkpoint: st
     """The branch to go on: the latest one, or (``at_checkpoint``) a new ``branch-N`` made there.
 
     Raises:
-        StorageError: the checkpoint is not one of the session's.
+        SessionNotFoundError: the checkpoint is not one of the session's.
     """
     if at_checkpoint is None:
         return await latest_branch(store, session_id)
     if at_checkpoint not in {cp.id for cp in await store.checkpoints(session_id)}:
-        raise StorageError(f"no checkpoint {at_checkpoint} in session {session_id}")
+        raise SessionNotFoundError(f"no checkpoint {at_checkpoint} in session {session_id}")
     taken = {b.name for b in await store.branches(session_id)}
     number = 1
     while f"{BRANCH_PREFIX}{number}" in taken:

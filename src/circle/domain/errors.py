@@ -15,8 +15,11 @@
     ├── ToolError                    tool-error (its message goes back to the model)
     ├── ApprovalDeniedError          approval-denied
     ├── StorageError                 storage-error
-    │   └── SessionBusyError         session-busy
-    ├── UsageLimitError              usage-limit
+    │   ├── SessionBusyError         session-busy
+    │   └── SessionNotFoundError     session-not-found
+    ├── UsageLimitError              usage-limit (the session budget)
+    │   └── TurnLimitError           turn-limit (``--max-turns``, ``max_turns=``)
+    ├── TurnCancelledError           cancelled
     └── UntrustedFolderError         untrusted-folder
 
 Every error has a stable kebab-case ``code`` used in JSON and RPC output. Adapters translate
@@ -145,10 +148,28 @@ class SessionBusyError(StorageError):
     code = "session-busy"
 
 
+class SessionNotFoundError(StorageError):
+    """No stored session (or no checkpoint in it) has the id given."""
+
+    code = "session-not-found"
+
+
 class UsageLimitError(CircleError):
     """A turn, token or budget limit was reached."""
 
     code = "usage-limit"
+
+
+class TurnLimitError(UsageLimitError):
+    """A turn reached its limit of tool rounds (``--max-turns``) and stopped."""
+
+    code = "turn-limit"
+
+
+class TurnCancelledError(CircleError):
+    """The turn was stopped (``cancel()``, esc or Ctrl-C) before it ended; what it did is kept."""
+
+    code = "cancelled"
 
 
 class UntrustedFolderError(CircleError):
@@ -170,8 +191,11 @@ __all__ = [
     "ProviderProtocolError",
     "RateLimitedError",
     "SessionBusyError",
+    "SessionNotFoundError",
     "StorageError",
     "ToolError",
+    "TurnCancelledError",
+    "TurnLimitError",
     "UntrustedFolderError",
     "UsageLimitError",
 ]

@@ -155,7 +155,9 @@ class Message(_Frozen):
 
     @property
     def text(self) -> str:
-        """The text parts joined, for display and answers."""
+        """The text parts joined, for display and answers; a tool message's results' text."""
+        if self.role == "tool":
+            return "\n".join(result.text for result in self.tool_results)
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
 
     @property

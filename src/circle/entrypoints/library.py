@@ -8,30 +8,30 @@ hooks.json, secrets, thinking, compaction and the sandbox. An argument overrides
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from circle.adapters._shared.private_files import private_folder
-from circle.adapters._shared.settings_files import data_dir
 from circle.application.agent_loop import TurnResult
-from circle.application.approvals import parse_mode
-from circle.application.attachments import MediaPart, attach_files
 from circle.application.events import AgentEvent
 from circle.application.ports.model_client import ModelClient
-from circle.application.ports.session_store import SessionStore
+from circle.application.ports.session_store import SessionInfo, SessionStore
 from circle.application.runtime import Runtime
 from circle.application.session import AgentSession
 from circle.application.tools.base import Tool
-from circle.domain.errors import ConfigError, UntrustedFolderError
-from circle.domain.thinking import parse_level
+from circle.domain.errors import ConfigError, TurnCancelledError, UntrustedFolderError
+from circle.domain.messages import Message
 
 from ._approver import ApproverLike, as_approver
+from ._library_parts import attach, check_choices, private_data_dir, split_tools
+from ._library_sessions import choose_session, fork_point, list_sessions, opens_stored
 from ._options import RunOptions
+from ._override import NONE, OverrideDescriptor, Overrides, in_force
 from .container import Container, trust_list_at
-from .headless import assemble, make_config, settle_trust
+from .headless import assemble, make_config, open_session, settle_trust
 
 log = logging.getLogger("circle")
 
@@ -69,7 +69,11 @@ class Agent:
             ``approval_mode`` in settings.json, else ``"default"``).
         trust: trust the workspace for this agent without recording it, as the person would with
             ``circle trust``; False: it must be trusted already, else UntrustedFolderError.
-        session_id: continue this stored session instead of starting a new one.
+        session_id: open this stored session (``ID``, or ``ID:CHECKPOINT`` to go on from that
+            message on a branch of its own) instead of starting a new one.
+        continue_session: open the workspace's most recent session (a new one if it has none).
+        fork_from: start a new session holding a copy of this one (``ID`` or ``ID:CHECKPOINT``);
+            ``fork_at=N`` keeps only its first N messages, as :attr:`messages` counts them.
         tools: built-in tool names (only these, with the Python tools given) and tools made with
             :func:`circle.tool`, which are added to the built-in ones; ``exclude_tools`` leaves
             built-in ones out.
@@ -81,8 +85,12 @@ class Agent:
             ``sandbox`` in settings.json; ``"off"`` by default). Where bwrap cannot start, starting
             the agent raises :class:`~circle.domain.errors.ConfigError` rather than run unsandboxed.
 
+    Failures raise from the error tree (:class:`circle.CircleError` and beneath it): see
+    :meth:`run`. For tests, :meth:`override` swaps the model, store or approver.
+
     Raises:
-        ConfigError: the workspace is not a folder, or an approval mode or thinking level is unknown.
+        ConfigError: the workspace is not a folder, an approval mode or thinking level is unknown,
+            or more than one of ``session_id``, ``continue_session`` and ``fork_from`` is given.
         TypeError: ``approver`` is neither an Approver nor an async function, or an item of
             ``tools`` is neither a name nor a tool.
     """
@@ -101,6 +109,9 @@ class Agent:
         approval_mode: str | None = None,
         trust: bool = False,
         session_id: str | None = None,
+        continue_session: bool = False,
+        fork_from: str | None = None,
+        fork_at: int | None = None,
         tools: Sequence[str | Tool] | None = None,
         exclude_tools: Sequence[str] = (),
         system_prompt: str | None = None,
@@ -121,10 +132,8 @@ class Agent:
         ):
             if value is not None:
                 self._env[key] = value
-        if model is None and model_client is not None:
-            model = self._env.get("CIRCLE_MODEL") or "scripted"
-        _check(approval_mode, thinking)
-        names, self._own_tools = _split_tools(tools)
+        check_choices(approval_mode, thinking)
+        names, self._own_tools = split_tools(tools)
         self._opts = RunOptions(
             workspace=folder,
             message="",
@@ -139,18 +148,66 @@ class Agent:
             max_budget_usd=max_budget_usd,
             sandbox=sandbox,
         )
-        self._person = as_approver(approver)
+        choose_session(
+            self._opts, session_id=session_id, continue_session=continue_session, fork_from=fork_from
+        )
+        self._fork_at = fork_at
+        as_approver(approver)  # a wrong kind of approver fails here, not at the first call
+        self._given = Overrides(model=model_client, store=store, approver=approver)
+        self._in_use = NONE
+        """What the running agent was started with: its arguments under any override."""
+        self.own_overrides = NONE
         self._trust = trust
-        self._model_client = model_client
-        self._store = store
-        self._session_id = session_id
         self._runtime: Runtime | None = None
         self._session: AgentSession | None = None
 
+    override = OverrideDescriptor()
+
+    @property
+    def started(self) -> bool:
+        """:meth:`start` has put the agent together (and it has not closed since)."""
+        return self._runtime is not None
+
     @property
     def session_id(self) -> str | None:
-        """The session's id once the first turn has started it (or the one given to continue)."""
-        return self._session.session_id if self._session else self._session_id
+        """The session's id: the one opened or forked once the agent has started, a new session's
+        once its first turn has begun, or the ``session_id`` given; None before that."""
+        if self._session is not None:
+            return self._session.session_id
+        return self._opts.session.partition(":")[0] if self._opts.session else None
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation so far, oldest first: the person's messages (``role`` ``"user"``), the
+        model's answers (``"assistant"``, with ``tool_calls``) and tool results (``"tool"``; their
+        ``text`` is what the tool returned). An opened session's messages are there once the agent
+        has started. A copy: changing it changes nothing stored."""
+        return list(self._session.conversation.messages) if self._session is not None else []
+
+    @classmethod
+    async def sessions(
+        cls,
+        workspace: str | os.PathLike[str] = ".",
+        *,
+        all_workspaces: bool = False,
+        store: SessionStore | None = None,
+        limit: int = 50,
+    ) -> list[SessionInfo]:
+        """The stored sessions of ``workspace`` (or of every folder), newest first.
+
+        Each :class:`circle.SessionInfo` has ``id``, ``title`` (the first message's first line),
+        ``name``, ``workspace``, ``created_at`` and ``updated_at`` (seconds since the epoch) and
+        ``message_count``. Pass an ``id`` as ``session_id=`` or ``fork_from=`` to open it.
+
+        Args:
+            workspace: the folder whose sessions are listed.
+            all_workspaces: list every folder's sessions instead.
+            store: the store to read (else circle.sqlite in the data folder, or an override's).
+            limit: at most this many.
+        """
+        chosen = store if store is not None else in_force(_NOBODY).store
+        folder = None if all_workspaces else workspace
+        return await list_sessions(folder, store=chosen, env=os.environ, limit=limit)
 
     async def start(self) -> None:
         """Read the settings and put the agent together (``async with`` and :meth:`run` do it).
@@ -161,40 +218,48 @@ class Agent:
         """
         if self._runtime is not None:
             return
-        data = _private_data_dir(self._env)
+        data = private_data_dir(self._env)
         folder = self._opts.workspace
         if not self._trust and not await settle_trust(trust_list_at(data), folder):
             raise UntrustedFolderError(
                 f"{folder} is not trusted: run `circle trust {folder}` first, or pass trust=True"
             )
-        config = await make_config(
-            self._opts, self._env, project_trusted=True, probe=self._model_client is None
-        )
+        use = self._in_use = in_force(self).over(self._given)
+        opts = self._opts
+        if opts.model is None and use.model is not None:
+            opts = dataclasses.replace(opts, model=self._env.get("CIRCLE_MODEL") or "scripted")
+        config = await make_config(opts, self._env, project_trusted=True, probe=use.model is None)
         container = Container(config=config)
-        if self._model_client is not None:
+        if use.model is not None:
             config.options.timeouts = None  # a client given is used as it is: no retries or deadlines
-            container.model.override(self._model_client)
+            container.model.override(use.model)
         config.options.own_tools = self._own_tools
-        if self._store is not None:
-            container.store.override(self._store)
+        if use.store is not None:
+            container.store.override(use.store)
             container.lease.override(None)  # leases live in the SQLite store (the default one)
-        runtime, _, notices = assemble(container, trusted=True, person=self._person)
+        runtime, _, notices = assemble(container, trusted=True, person=as_approver(use.approver))
         for notice in notices:
             log.warning("%s", notice)
         self._runtime = runtime
+        if opens_stored(self._opts):
+            try:
+                await fork_point(runtime.ports.store, self._opts, self._fork_at)
+                self._session = await open_session(runtime, self._opts)
+            except BaseException:
+                await self.aclose()
+                raise
 
     async def _ensure(self) -> tuple[Runtime, AgentSession]:
         await self.start()
         assert self._runtime is not None
         if self._session is None:
-            if self._session_id:
-                self._session = await self._runtime.open_session(self._session_id)
-            else:
-                self._session = await self._runtime.new_session()
+            self._session = await self._runtime.new_session()
         return self._runtime, self._session
 
     async def run(self, prompt: str, *, files: Sequence[str] = ()) -> TurnResult:
-        """Run one turn and return its result (``answer``, ``usage``, ``error``…).
+        """Run one turn and return its result (``answer``, ``usage``, ``cost``, ``incomplete``…).
+
+        What the turn did before it failed stays in the session (:attr:`messages`).
 
         Args:
             prompt: The message.
@@ -202,17 +267,27 @@ class Agent:
                 front of the message, images and PDFs as media after it.
 
         Raises:
-            AttachmentError: A file is missing, binary or over its size limit.
+            ModelError: the endpoint failed (``ModelHTTPError`` with its ``status``,
+                ``RateLimitedError``, ``ModelConnectionError``, ``ContextOverflowError``…), after
+                the retries the settings allow.
+            UsageLimitError: the session budget is spent; ``TurnLimitError`` (beneath it): the
+                turn reached ``max_turns`` tool rounds.
+            TurnCancelledError: :meth:`cancel` stopped the turn.
+            AttachmentError: a file is missing, binary or over its size limit.
+            UntrustedFolderError, ConfigError, SessionNotFoundError: as :meth:`start` raises them.
+            StorageError: the session store could not write (``SessionBusyError``: another Circle
+                has the session open).
         """
         runtime, session = await self._ensure()
-        text, media = await _attach(runtime, prompt, files)
-        return await session.prompt(text, media=media)
+        text, media = await attach(runtime, prompt, files)
+        return _raised(await session.prompt(text, media=media))
 
     async def stream(self, prompt: str, *, files: Sequence[str] = ()) -> AsyncIterator[AgentEvent]:
-        """Run one turn, yielding its events as they happen (the last is ``TurnEnded``); ``files``
-        are attached as :meth:`run` attaches them."""
+        """Run one turn, yielding its events as they happen (``TurnEnded`` ends the turn, then
+        ``AgentEnded``); ``files`` are attached as :meth:`run` attaches them. A turn that fails
+        raises as :meth:`run` does, after its last events (``ErrorReported``, ``TurnEnded``, ``AgentEnded``)."""
         runtime, session = await self._ensure()
-        prompt, media = await _attach(runtime, prompt, files)
+        prompt, media = await attach(runtime, prompt, files)
         queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
 
         class _Sink:
@@ -232,7 +307,7 @@ class Agent:
                     getter.cancel()
             while not queue.empty():
                 yield queue.get_nowait()
-            await task
+            _raised(await task)
         finally:
             runtime.events.unsubscribe(sink)
             if not task.done():
@@ -250,7 +325,8 @@ class Agent:
             self._session.follow_up(text)
 
     def cancel(self) -> bool:
-        """Stop the running turn (a running command is killed); True if one ran."""
+        """Stop the running turn (a running command is killed); True if one ran. The turn's
+        :meth:`run` raises :class:`circle.TurnCancelledError`; what it did stays in the session."""
         return self._session.cancel() if self._session else False
 
     async def aclose(self) -> None:
@@ -259,7 +335,8 @@ class Agent:
         or store passed in stays open: it is the caller's."""
         if self._runtime is not None:
             runtime, self._runtime, self._session = self._runtime, None, None
-            await runtime.aclose(close_model=self._model_client is None, close_store=self._store is None)
+            use, self._in_use = self._in_use, NONE
+            await runtime.aclose(close_model=use.model is None, close_store=use.store is None)
 
     async def __aenter__(self) -> Agent:
         await self.start()
@@ -271,45 +348,20 @@ class Agent:
         await self.aclose()
 
 
-async def _attach(runtime: Runtime, prompt: str, files: Sequence[str]) -> tuple[str, tuple[MediaPart, ...]]:
-    if not files:
-        return prompt, ()
-    ports = runtime.ports
-    attached = await attach_files(
-        files, workspace=runtime.options.workspace, files=ports.files, images=ports.images
-    )
-    return attached.text(prompt), attached.media
+class _NoAgent:
+    """Stands for no agent where only every agent's overrides apply."""
+
+    own_overrides = NONE
+    started = False
 
 
-def _split_tools(tools: Sequence[str | Tool] | None) -> tuple[list[str] | None, tuple[Tool, ...]]:
-    """Built-in tool names (None: all of them) and the program's own tools, from ``tools=``."""
-    if tools is None:
-        return None, ()
-    if isinstance(tools, str):
-        raise TypeError("tools= takes a list of tool names or tools, not one string")
-    names = [item for item in tools if isinstance(item, str)]
-    own = tuple(item for item in tools if not isinstance(item, str))
-    for item in own:
-        if not (hasattr(item, "spec") and hasattr(item, "invoke") and hasattr(item, "name")):
-            raise TypeError(f"tools= takes tool names and tools made with @circle.tool, not {item!r}")
-    return (names if names or not own else None), own
+_NOBODY = _NoAgent()
 
 
-def _check(approval_mode: str | None, thinking: str | None) -> None:
-    """Refuse an unknown approval mode or thinking level at once, in one line."""
-    try:
-        if approval_mode is not None:
-            parse_mode(approval_mode)
-        if thinking is not None:
-            parse_level(thinking)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-def _private_data_dir(env: dict[str, str]) -> Path:
-    """The data folder, created or tightened to 0700 as every mode does."""
-    data = data_dir(env)
-    try:
-        return private_folder(data)
-    except OSError as exc:
-        raise ConfigError(f"cannot create the data folder {data}: {exc.strerror}") from None
+def _raised(result: TurnResult) -> TurnResult:
+    """``result``, or the error it ended with raised (a stopped turn: TurnCancelledError)."""
+    if result.error is not None:
+        raise result.error
+    if result.aborted:
+        raise TurnCancelledError("the turn was cancelled; what it did is kept in the session")
+    return result

@@ -132,7 +132,7 @@ class SlashCommands:
         items = [
             (c.id, f"{c.message.role:<9} {_format.one_line(c.message.text or '(tool calls)', 90)}")
             for c in reversed(history)
-            if c.message.role == "user" or c.message.text.strip()
+            if c.message.role == "user" or (c.message.role == "assistant" and c.message.text.strip())
         ]
         return await self.pick(title, items, empty="The session has no messages yet.")
 

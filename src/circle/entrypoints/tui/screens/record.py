@@ -20,7 +20,7 @@ def record_text(messages: list[Message]) -> str:
         for result in message.tool_results:
             mark = "✗" if result.is_error else "✓"
             lines.append(f"  {mark} {result.text[:2000]}")
-        if message.text.strip():
+        if message.role == "assistant" and message.text.strip():
             lines.append(message.text)
         lines.append("")
     return escape_for_display("\n".join(lines).rstrip()) or "(nothing yet)"

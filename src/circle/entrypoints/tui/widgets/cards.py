@@ -14,6 +14,7 @@ from circle.application.ports.asker import Answer
 from circle.domain.display import escape_for_display, one_line
 from circle.entrypoints.tui._desk import DENIED, Pending
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
+from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 
 PREVIEW_LINES = 30
 SCROLL_KEYS = ("pageup", "pagedown")
@@ -152,7 +153,7 @@ class QuestionCard(Card):
         self.index = 0
         self.answers: list[Answer] = []
         self.marked: set[int] = set()
-        self.question_text = Static("", classes="card-question")
+        self.question_text = ChatMarkdown(classes="card-question")
         self.typed = Input(placeholder="or type an answer, then enter", id="question-input")
         super().__init__(pending, title="", options=[], keys="")
         self._load()
@@ -167,7 +168,7 @@ class QuestionCard(Card):
         several = " · space marks" if question.multiple else ""
         pick = "1-9 or ↑↓ enter picks" if self.options else "type, then enter"
         self.keys = f"{pick}{several} · esc dismisses"
-        self.question_text.update(Text(question.question))
+        self.question_text.show(question.question)
         self.typed.value = ""
 
     def body(self) -> ComposeResult:

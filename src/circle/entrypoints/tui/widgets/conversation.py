@@ -32,6 +32,7 @@ from circle.application.events import (
 from circle.domain.display import command_lines, escape_for_display, more_lines
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from circle.entrypoints.tui._format import clip, edit_preview, tool_title
+from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 
 OUTPUT_LINES = 12
 DIFF_LINES = 40
@@ -104,7 +105,7 @@ class TurnLine(Static):
         super().__init__(Text(text), classes="turn-line")
 
 
-class Answer(Markdown):
+class Answer(ChatMarkdown):
     """An answer as it streams: the text so far, redrawn at most every few frames."""
 
     def __init__(self) -> None:
@@ -128,7 +129,7 @@ class Answer(Markdown):
     def _flush(self) -> None:
         if self._dirty and self.is_mounted:
             self._dirty = False
-            self.update(escape_for_display(self.text))
+            self.show(self.text)
 
 
 class Thinking(Collapsible):
