@@ -30,7 +30,7 @@ class Todo(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     content: str = Field(min_length=1, description="What to do, in a short imperative sentence.")
-    status: TodoStatus = Field("pending", description="pending, in_progress (one at most) or completed.")
+    status: TodoStatus = "pending"
 
 
 _TODO_LIST = TypeAdapter(tuple[Todo, ...])

@@ -41,6 +41,7 @@ from circle.domain.workspace import (
     relative_display,
 )
 
+from ._schema import wire_schema
 from .protected_places import PlacesCache
 
 
@@ -290,26 +291,6 @@ class Tool(Protocol):
 A = TypeVar("A", bound=ToolArgs)
 
 
-def _clean_schema(schema: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    """Drop pydantic's titles: they cost tokens and tell the model nothing."""
-    cleaned: dict[str, JsonValue] = {}
-    for key, value in schema.items():
-        if key == "title":
-            continue
-        if isinstance(value, dict):
-            cleaned[key] = (
-                _clean_schema(value)
-                if key != "properties"
-                else {
-                    name: _clean_schema(prop) if isinstance(prop, dict) else prop
-                    for name, prop in value.items()
-                }
-            )
-        else:
-            cleaned[key] = value
-    return cleaned
-
-
 def describe_validation(name: str, exc: ValidationError) -> str:
     problems = []
     for error in exc.errors()[:5]:
@@ -327,8 +308,7 @@ class BuiltinTool(Generic[A]):
     run: Callable[[A, ToolContext], Awaitable[ToolOutput]]
 
     def spec(self) -> ToolSpec:
-        schema: dict[str, JsonValue] = _clean_schema(self.args.model_json_schema())
-        schema.pop("additionalProperties", None)
+        schema = wire_schema(self.args.model_json_schema())
         return ToolSpec(name=self.name, description=load_prompt(f"tools/{self.name}.md"), parameters=schema)
 
     async def invoke(self, arguments: dict[str, JsonValue], ctx: ToolContext) -> ToolOutput:

@@ -31,7 +31,7 @@ BINARY_SNIFF_BYTES = 8192
 
 
 class LsArgs(ToolArgs):
-    path: str = Field(".", description="Folder to list, relative to the workspace or absolute.")
+    path: str = Field(".", description="Folder to list.")
 
 
 async def _ls(args: LsArgs, ctx: ToolContext) -> ToolOutput:
@@ -53,7 +53,7 @@ async def _ls(args: LsArgs, ctx: ToolContext) -> ToolOutput:
 
 
 class ReadFileArgs(ToolArgs):
-    file_path: str = Field(description="File to read, relative to the workspace or absolute.")
+    file_path: str = Field(description="File to read.")
     offset: int = Field(1, ge=1, description="First line to read, 1-based.")
     limit: int = Field(DEFAULT_READ_LINES, ge=1, le=10000, description="How many lines to read.")
 
@@ -140,7 +140,7 @@ async def _read_media(
 
 
 class WriteFileArgs(ToolArgs):
-    file_path: str = Field(description="File to write, relative to the workspace or absolute.")
+    file_path: str = Field(description="File to write.")
     content: str = Field(description="The whole new content of the file.")
 
 

@@ -28,6 +28,7 @@ from circle.domain.model import ToolSpec
 
 from . import base
 from ._docstrings import describe
+from ._schema import wire_schema
 
 
 @dataclass(frozen=True)
@@ -67,9 +68,8 @@ class FunctionTool:
     read_only: bool = False
 
     def spec(self) -> ToolSpec:
-        schema: dict[str, JsonValue] = base._clean_schema(self.args.model_json_schema())
-        schema.pop("additionalProperties", None)
-        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+        parameters = wire_schema(self.args.model_json_schema())
+        return ToolSpec(name=self.name, description=self.description, parameters=parameters)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """The function itself, so a decorated function can still be called directly."""

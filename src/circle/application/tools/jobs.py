@@ -28,7 +28,7 @@ class ListJobsArgs(ToolArgs):
 
 
 class StopJobArgs(ToolArgs):
-    job_id: str = Field(description="The job's id, as execute or task returned it (job-1, ...).")
+    job_id: str = Field(description="The job's id (job-1, ...).")
 
 
 class WaitJobsArgs(ToolArgs):

@@ -17,12 +17,10 @@ LSP = "lsp"
 
 
 class LspArgs(ToolArgs):
-    operation: LspOperation = Field(
-        description="definition, references, hover (at the position); symbols, diagnostics (the file)."
-    )
-    file_path: str = Field(description="The file, relative to the workspace or absolute.")
-    line: int = Field(1, ge=1, description="1-based line (definition, references, hover).")
-    character: int = Field(1, ge=1, description="1-based column of the line (definition, references, hover).")
+    operation: LspOperation
+    file_path: str = Field(description="The file.")
+    line: int = Field(1, ge=1, description="1-based line, for definition, references, hover.")
+    character: int = Field(1, ge=1, description="1-based column, likewise.")
 
 
 def _servers(ctx: ToolContext) -> LanguageServers:

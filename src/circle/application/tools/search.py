@@ -50,9 +50,7 @@ class GrepArgs(ToolArgs):
     pattern: str = Field(description="A regular expression (or plain text with literal).")
     path: str = Field(".", description="File or folder to search.")
     glob: str | None = Field(None, description='Only files matching this glob, e.g. "*.py".')
-    output_mode: Literal["content", "files_with_matches", "count"] = Field(
-        "files_with_matches", description="Matching lines, the files that match, or counts per file."
-    )
+    output_mode: Literal["content", "files_with_matches", "count"] = "files_with_matches"
     case_insensitive: bool = False
     context: int = Field(0, ge=0, le=20, description="Lines of context around each match (content).")
     literal: bool = Field(False, description="Treat the pattern as plain text.")

@@ -17,7 +17,7 @@ SKILL = "skill"
 
 
 class SkillArgs(ToolArgs):
-    name: str = Field(description="The skill's name, as the system prompt lists it.")
+    name: str = Field(description="The skill's name.")
 
 
 async def _skill(args: SkillArgs, ctx: ToolContext) -> ToolOutput:

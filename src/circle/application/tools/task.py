@@ -28,12 +28,12 @@ NO_BACKGROUND = (
 
 
 class TaskArgs(ToolArgs):
-    description: str = Field(description="A short label for the task (3 to 5 words), shown to the person.")
+    description: str = Field(description="A 3 to 5 word label, shown to the person.")
     prompt: str = Field(
         description="The whole task for the subagent: the goal, what you already know, and what to report."
     )
     subagent_type: str = Field(GENERAL_PURPOSE, description="Which subagent: general-purpose, explore, ...")
-    background: bool = Field(False, description="Run it as a background job; its report comes when it ends.")
+    background: bool = Field(False, description="Run it as a background job.")
 
 
 async def _task(args: TaskArgs, ctx: ToolContext) -> ToolOutput:

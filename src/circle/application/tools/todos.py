@@ -15,9 +15,7 @@ from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
 
 
 class WriteTodosArgs(ToolArgs):
-    todos: tuple[Todo, ...] = Field(
-        description="The whole new list, in order; it replaces the old one. An empty list clears it."
-    )
+    todos: tuple[Todo, ...] = Field(description="The whole new list, in order.")
 
     @field_validator("todos")
     @classmethod
