@@ -114,6 +114,8 @@ async def test_ctrl_c_twice_leaves_with_130_and_the_reopen_command(
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.host is not None)
+        await send(pilot, main_screen(app), "hello")
+        await until(pilot, lambda: bool(main_screen(app).conversation.query(TurnLine)))
         await pilot.press(*"draft")
         await pilot.press("ctrl+c")
         assert main_screen(app).composer.text == "", "the first ctrl+c clears the draft"

@@ -28,7 +28,7 @@ async def test_new_open_and_forked_sessions_are_leased_and_released_on_close() -
     lease = InMemorySessionLease()
     runtime = _runtime(harness, lease)
     made = await runtime.new_session(session_id="s1")
-    await harness.store.append("s1", Message.user("hi"))
+    await made.conversation.append(Message.user("hi"))
     forked = await runtime.fork_session("s1", new_session_id="f1")
 
     assert set(lease.held) == {"s1", "f1"}

@@ -127,7 +127,7 @@ class Compactor:
             ModelError: the summary could not be written (nothing changed).
             StorageError: the commit failed (nothing changed).
         """
-        checkpoints = await conversation.store.history(conversation.session_id, branch=conversation.branch)
+        checkpoints = await conversation.history()
         messages = [cp.message for cp in checkpoints]
         plan = self.plan(messages, fixed_tokens=fixed_tokens, shrink=shrink, scale=scale)
         if not plan.summarize:

@@ -1,15 +1,29 @@
-"""A conversation: one session's history in memory, written through to the store as it grows."""
+"""A conversation: one session's history in memory, written through to the store as it grows.
+
+A new session is stored with its first message (:meth:`Conversation.new`), so opening Circle and
+leaving stores nothing; until then its title and name wait in memory.
+"""
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass, replace
+
 from circle.domain.call_marks import lost_result
-from circle.domain.checkpoints import MAIN_BRANCH
+from circle.domain.checkpoints import MAIN_BRANCH, Checkpoint
 from circle.domain.messages import Message, close_unanswered, unanswered_tool_calls
 
 from .events import MessageEnded, MessageStarted
 from .ports.call_log import CallLog
 from .ports.event_sink import EventSink
-from .ports.session_store import SessionStore
+from .ports.session_store import SessionInfo, SessionStore
+
+
+@dataclass
+class _Draft:
+    """A new session not stored yet: what it is made with when its first message is stored."""
+
+    info: SessionInfo
 
 
 class Conversation:
@@ -29,6 +43,62 @@ class Conversation:
         self._history = history
         self.appended = 0
         """How many messages :meth:`append` has added since this conversation was opened."""
+        self._draft: _Draft | None = None
+
+    @classmethod
+    def new(
+        cls, store: SessionStore, session_id: str, *, workspace: str, title: str | None = None
+    ) -> Conversation:
+        """A new session's conversation, stored (in ``workspace``) when its first message is."""
+        conversation = cls(store, session_id, [])
+        now = time.time()
+        conversation._draft = _Draft(
+            SessionInfo(id=session_id, workspace=workspace, title=title, created_at=now, updated_at=now)
+        )
+        return conversation
+
+    @property
+    def stored(self) -> bool:
+        """The session is in the store (it has had a message, or was opened from there)."""
+        return self._draft is None
+
+    async def info(self) -> SessionInfo | None:
+        """The session as the store lists it (as it will be, while not stored yet)."""
+        if self._draft is not None:
+            return self._draft.info
+        return await self.store.get_session(self.session_id)
+
+    async def set_title(self, title: str) -> None:
+        if self._draft is not None:
+            self._draft.info = replace(self._draft.info, title=title)
+        else:
+            await self.store.set_title(self.session_id, title)
+
+    async def set_name(self, name: str | None) -> None:
+        """Name the session for people (None clears it)."""
+        if self._draft is not None:
+            self._draft.info = replace(self._draft.info, name=name)
+        else:
+            await self.store.set_name(self.session_id, name)
+
+    async def checkpoints(self) -> list[Checkpoint]:
+        """Every checkpoint of the session, on every branch (none before its first message)."""
+        return await self.store.checkpoints(self.session_id) if self._draft is None else []
+
+    async def history(self) -> list[Checkpoint]:
+        """The checkpoints from the root to the branch's head (none before the first message)."""
+        return await self.store.history(self.session_id, branch=self.branch) if self._draft is None else []
+
+    async def _store_session(self) -> None:
+        if (draft := self._draft) is None:
+            return
+        info = draft.info
+        await self.store.create_session(
+            workspace=info.workspace, session_id=self.session_id, title=info.title
+        )
+        if info.name is not None:
+            await self.store.set_name(self.session_id, info.name)
+        self._draft = None
 
     @classmethod
     async def open(
@@ -68,10 +138,10 @@ class Conversation:
 
     async def reload(self) -> None:
         """Read the history again from the branch's head (after undo or redo moved it)."""
-        stored = await self.store.history(self.session_id, branch=self.branch)
-        self._history[:] = [cp.message for cp in stored]
+        self._history[:] = [cp.message for cp in await self.history()]
 
     async def append(self, message: Message, events: EventSink | None = None) -> str:
+        await self._store_session()
         checkpoint = await self.store.append(self.session_id, message, branch=self.branch)
         self._history.append(message)
         self.appended += 1

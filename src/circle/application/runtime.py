@@ -9,6 +9,8 @@ import posixpath
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NoReturn
+from uuid import uuid4
 
 from circle.domain.budget import CompactionSettings, RequestBudget
 from circle.domain.catalog import ModelInfo
@@ -186,13 +188,16 @@ class Runtime:
         return await build_system_prompt(self.ports.files, env, self.options.prompt)
 
     async def new_session(self, *, session_id: str | None = None, title: str | None = None) -> AgentSession:
+        """A new session in the workspace, stored with its first message (so one left without a
+        message leaves nothing behind). Raises StorageError when ``session_id`` is taken."""
         if session_id is not None:
-            await self._hold(session_id)  # before it exists, so no other Circle opens it first
-        info = await self.ports.store.create_session(
-            workspace=self.options.workspace, session_id=session_id, title=title
-        )
-        await self._hold(info.id)
-        return await self._session(Conversation(self.ports.store, info.id, []))
+            await self._hold(session_id)  # before it is made, so no other Circle opens it first
+            if await self.ports.store.get_session(session_id) is not None:
+                raise StorageError(f"session {session_id} already exists")
+        new_id = session_id or uuid4().hex
+        await self._hold(new_id)
+        made = Conversation.new(self.ports.store, new_id, workspace=self.options.workspace, title=title)
+        return await self._session(made)
 
     async def open_session(self, session_id: str, *, at_checkpoint: str | None = None) -> AgentSession:
         """Open a stored session where it went on last (the branch whose head is newest), or from
@@ -200,12 +205,20 @@ class Runtime:
         has it open, SessionNotFoundError for an unknown session or checkpoint."""
         info = await self.ports.store.get_session(session_id)
         if info is None:
-            raise SessionNotFoundError(f"no session {session_id!r}: `circle sessions` lists them")
+            await self._refuse_unstored(session_id)
         await self._hold(session_id)
         branch = await pick_branch(self.ports.store, session_id, at_checkpoint=at_checkpoint)
         return await self._session(
             await Conversation.open(self.ports.store, session_id, branch=branch, calls=self.ports.calls)
         )
+
+    async def _refuse_unstored(self, session_id: str) -> NoReturn:
+        """A session not in the store: open in another Circle that has not stored it yet
+        (SessionBusyError naming it), or none at all (SessionNotFoundError)."""
+        if self.ports.lease is not None and session_id not in {s.session_id for s in self._sessions}:
+            await self.ports.lease.acquire(session_id)
+            await self.ports.lease.release(session_id)
+        raise SessionNotFoundError(f"no session {session_id!r}: `circle sessions` lists them")
 
     async def fork_session(
         self,

@@ -116,11 +116,10 @@ class AgentSession:
 
     async def _title(self, text: str) -> None:
         """An untitled session is titled by its first message, whichever face sent it."""
-        store = self.conversation.store
-        info = await store.get_session(self.conversation.session_id)
+        info = await self.conversation.info()
         first_line = text.strip().splitlines()[0] if text.strip() else ""
         if info is not None and not info.title and first_line:
-            await store.set_title(self.conversation.session_id, first_line[:80])
+            await self.conversation.set_title(first_line[:80])
 
     async def _go_on(self, result: TurnResult) -> TurnResult:
         """Follow-ups, then job notices (up to the limit), each in a turn, until none is left."""

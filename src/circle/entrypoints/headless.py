@@ -206,7 +206,7 @@ async def settle_trust(trusted: TrustList, folder: Path, *, ask: TrustQuestion |
 async def open_session(runtime: Runtime, opts: RunOptions) -> AgentSession:
     session = await _pick_session(runtime, opts)
     if opts.name is not None:
-        await runtime.ports.store.set_name(session.session_id, opts.name)
+        await session.conversation.set_name(opts.name)
     return session
 
 

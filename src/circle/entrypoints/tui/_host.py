@@ -132,9 +132,9 @@ class Host:
 
     async def prompt(self, text: str) -> TurnResult:
         if not self.session.conversation.messages:  # the first message names the session in lists
-            info = await self.runtime.ports.store.get_session(self.session.session_id)
+            info = await self.session.conversation.info()
             if info is not None and not info.title:
-                await self.runtime.ports.store.set_title(self.session.session_id, _format.one_line(text, 80))
+                await self.session.conversation.set_title(_format.one_line(text, 80))
         message, media = await self.message_text(text)
         return await self.session.prompt(message, media=media)
 
@@ -176,17 +176,19 @@ class Host:
         await self.switch_to(await self.runtime.open_session(session_id))
 
     async def checkpoints(self) -> list[Checkpoint]:
-        return await self.runtime.ports.store.history(self.session.session_id)
+        return await self.session.conversation.history()
 
     async def all_checkpoints(self) -> list[Checkpoint]:
-        return await self.runtime.ports.store.checkpoints(self.session.session_id)
+        if not self.session.conversation.stored:
+            raise ConfigError("nothing to export yet: the session has no messages")
+        return await self.session.conversation.checkpoints()
 
     async def fork(self, checkpoint_id: str) -> None:
         forked = await self.runtime.fork_session(self.session.session_id, at_checkpoint=checkpoint_id)
         await self.switch_to(forked)
 
     async def name(self, name: str) -> None:
-        await self.runtime.ports.store.set_name(self.session.session_id, name or None)
+        await self.session.conversation.set_name(name or None)
 
     async def export(self, path: Path) -> Path:
         from circle.entrypoints._transfer import export_file

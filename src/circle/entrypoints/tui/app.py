@@ -211,7 +211,8 @@ class CircleApp(App[int]):
             except CircleError as exc:
                 stopped = []
                 self.error = exc.message
-            self.exit_lines = exit_lines(stopped, host.session.session_id, ephemeral=self.opts.no_session)
+            kept = host.session.conversation.stored and not self.opts.no_session  # stored with a message
+            self.exit_lines = exit_lines(stopped, host.session.session_id, ephemeral=not kept)
         self.exit(code, return_code=code)
 
 
