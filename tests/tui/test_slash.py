@@ -6,7 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from circle.entrypoints.tui.app import CircleApp
-from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
+from circle.entrypoints.tui.screens.picker import PickerScreen
+from circle.entrypoints.tui.screens.tree import TreeScreen
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, answer
 
@@ -24,7 +25,8 @@ async def test_slash_opens_the_completion_list(make_app: Callable[..., CircleApp
         screen = main_screen(app)
         await pilot.press("/", "r")
         assert screen.completions.open
-        assert [c.replacement for c in screen.completions.choices] == ["/resume ", "/rewind ", "/reload "]
+        shown = [c.replacement for c in screen.completions.choices]
+        assert shown == ["/resume ", "/rewind ", "/redo ", "/reload "]
         await pilot.press("down", "tab")
         assert screen.composer.text == "/rewind "
 
@@ -108,16 +110,17 @@ async def test_tree_and_fork(make_app: Callable[..., CircleApp], backend: FakeBa
             await pilot.press(*text, "enter")
             await until(pilot, lambda: not screen.busy.display and not screen.host.session.is_busy)
         await send(pilot, screen, "/tree")
-        await until(pilot, lambda: isinstance(app.screen, TextScreen))
-        assert "alpha" in app.screen.text and "[here]" in app.screen.text
+        await until(pilot, lambda: isinstance(app.screen, TreeScreen))
+        await until(pilot, lambda: "● you    beta" not in "\n".join(screen_lines(app)))
+        assert "● circle two" in "\n".join(screen_lines(app))
         await pilot.press("escape")
         assert app.host is not None
         source = app.host.session.session_id
         await send(pilot, screen, "/fork")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen))
-        await pilot.press(*"alpha", "enter")
+        await pilot.press(*"one", "enter")
         await until(pilot, lambda: app.host is not None and app.host.session.session_id != source)
-        assert [m.text for m in app.host.session.conversation.messages] == ["alpha"]
+        assert [m.text for m in app.host.session.conversation.messages] == ["alpha", "one"]
 
 
 async def test_rewind_and_undo_put_files_back(
@@ -142,7 +145,8 @@ async def test_rewind_and_undo_put_files_back(
         await until(pilot, lambda: "Rewound turn 1" in texts(screen))
         assert backend.files.files["/work/a.txt"] == b"before\n"
         await send(pilot, screen, "/undo")
-        await until(pilot, lambda: "/undo:" in texts(screen) or texts(screen).count("Rewound") > 1)
+        await until(pilot, lambda: "Undone 'change': 4 messages taken back" in texts(screen))
+        assert backend.files.files["/work/a.txt"] == b"before\n"
 
 
 async def test_compact_summarizes(make_app: Callable[..., CircleApp], backend: FakeBackend) -> None:

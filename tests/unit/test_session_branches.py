@@ -28,6 +28,19 @@ async def test_a_new_branch_starts_at_the_checkpoint_and_becomes_the_latest() ->
     assert await latest_branch(store, "s") == "main"
 
 
+async def test_a_branch_head_goes_on_along_that_branch() -> None:
+    store = InMemorySessionStore()
+    await store.create_session(workspace="/w", session_id="s")
+    first = await store.append("s", Message.user("one"))
+    main = await store.append("s", Message.user("two"))
+    side = await pick_branch(store, "s", at_checkpoint=first.id)
+    head = await store.append("s", Message.user("three"), branch=side)
+
+    assert await pick_branch(store, "s", at_checkpoint=head.id) == side
+    assert await pick_branch(store, "s", at_checkpoint=main.id) == "main"
+    assert [b.name for b in await store.branches("s")] == ["branch-1", "main"]
+
+
 async def test_an_unknown_checkpoint_is_refused_and_makes_no_branch() -> None:
     store = InMemorySessionStore()
     await store.create_session(workspace="/w", session_id="s")

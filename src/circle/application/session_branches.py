@@ -21,7 +21,8 @@ async def latest_branch(store: SessionStore, session_id: str) -> str:
 
 
 async def pick_branch(store: SessionStore, session_id: str, *, at_checkpoint: str | None) -> str:
-    """The branch to go on: the latest one, or (``at_checkpoint``) a new ``branch-N`` made there.
+    """The branch to go on: the latest one, or (``at_checkpoint``) the branch whose head it is, else
+    a new ``branch-N`` made there.
 
     Raises:
         SessionNotFoundError: the checkpoint is not one of the session's.
@@ -30,7 +31,11 @@ async def pick_branch(store: SessionStore, session_id: str, *, at_checkpoint: st
         return await latest_branch(store, session_id)
     if at_checkpoint not in {cp.id for cp in await store.checkpoints(session_id)}:
         raise SessionNotFoundError(f"no checkpoint {at_checkpoint} in session {session_id}")
-    taken = {b.name for b in await store.branches(session_id)}
+    branches = await store.branches(session_id)
+    at_head = next((b.name for b in branches if b.head_id == at_checkpoint), None)
+    if at_head is not None:  # a branch's head: go on along that branch, no empty twin
+        return at_head
+    taken = {b.name for b in branches}
     number = 1
     while f"{BRANCH_PREFIX}{number}" in taken:
         number += 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +14,7 @@ from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 
 if TYPE_CHECKING:
+    from circle.application.undo import Undo
     from circle.entrypoints.tui.screens.main import MainScreen
 
 
@@ -23,6 +23,8 @@ class SlashCommands:
 
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
+        self.undo: Undo | None = None
+        """What /undo took back, for /redo (made on first use)."""
 
     @property
     def host(self) -> Host:
@@ -117,15 +119,20 @@ class SlashCommands:
         return await self.pick("Resume a session", items, empty="This folder has no sessions yet.")
 
     async def do_tree(self, argument: str) -> None:
-        from circle.entrypoints._sessions import tree_lines
+        from circle.entrypoints.tui import _branches
+        from circle.entrypoints.tui.screens.tree import TreeScreen
 
-        checkpoints = await self.host.all_checkpoints()
-        marks: dict[str, list[str]] = defaultdict(list)
-        history = await self.host.checkpoints()
-        if history:
-            marks[history[-1].id].append("here")
-        lines = tree_lines(checkpoints, marks)
-        await self.show(f"Session {self.host.session.session_id}", "\n".join(lines) or "(empty)")
+        host = self.host
+        tree = TreeScreen(
+            f"Session {host.session.session_id}",
+            load=lambda: _branches.rows(host),
+            label=lambda at, text: _branches.label(host, at, text),
+        )
+        chosen = await self.screen.app.push_screen_wait(tree)
+        if chosen:
+            line = await _branches.go_on_from(host, chosen)
+            await self._reset_view()
+            self.say(line)
 
     async def _pick_message(self, title: str) -> str | None:
         history = await self.host.checkpoints()
@@ -137,12 +144,27 @@ class SlashCommands:
         return await self.pick(title, items, empty="The session has no messages yet.")
 
     async def do_fork(self, argument: str) -> None:
+        """A new session up to the message picked; at a message of the person's, up to before it,
+        with its text back in the input box to edit and send again."""
         chosen = argument or await self._pick_message("Fork: a new session up to this message")
-        if chosen:
-            source = self.host.session.session_id
+        if not chosen:
+            return
+        picked = next((c for c in await self.host.checkpoints() if c.id == chosen), None)
+        source = self.host.session.session_id
+        again = ""
+        if picked is None or picked.message.role != "user":
             await self.host.fork(chosen)
-            await self._reset_view()
-            self.say(f"Forked {source} into {self.host.session.session_id}")
+        elif picked.parent_id is None:
+            await self.host.new_session()
+            again = picked.message.text
+        else:
+            await self.host.fork(picked.parent_id)
+            again = picked.message.text
+        await self._reset_view()
+        self.say(f"Forked {source} into {self.host.session.session_id}")
+        if again:
+            self.screen.composer.set_text(again)
+            self.screen.composer.focus()
 
     async def do_rewind(self, argument: str) -> None:
         rewind = self.host.rewinder()
@@ -164,7 +186,23 @@ class SlashCommands:
             self.say(await self.host.rewind(int(chosen)))
 
     async def do_undo(self, argument: str) -> None:
-        self.say(await self.host.rewind(None))
+        await self._undo_or_redo(redo=False)
+
+    async def do_redo(self, argument: str) -> None:
+        await self._undo_or_redo(redo=True)
+
+    async def _undo_or_redo(self, *, redo: bool) -> None:
+        from circle.entrypoints.tui import _branches
+
+        if self.undo is None:
+            self.undo = _branches.make_undo(self.host)
+        session = self.host.session
+        outcome = await (self.undo.redo(session) if redo else self.undo.undo(session))
+        if outcome is not None and outcome.done:
+            self.host.count_history()
+            await self._reset_view()
+        line, kind = _branches.said(self.host, outcome, redo=redo)
+        self.say(line, kind=kind)
 
     async def do_compact(self, argument: str) -> None:
         self.screen.busy.show("Compacting…")

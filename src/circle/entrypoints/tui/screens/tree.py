@@ -1,0 +1,109 @@
+"""/tree: the session's branches as a tree to walk. ↑↓ move, enter goes on from the message picked
+(the conversation shows its branch), l labels it; the label shows in the tree from then on."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from textual import events, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from circle.entrypoints.tui._tree import TreeRow
+
+KEYS = "↑↓ move · enter continue from here · l label · esc close"
+
+RowLoader = Callable[[], Awaitable[list[TreeRow]]]
+Labeller = Callable[[str, str], Awaitable[None]]
+
+
+class TreeScreen(ModalScreen[str | None]):
+    """Dismissed with the checkpoint picked (enter), or None (esc)."""
+
+    CSS_PATH = Path(__file__).with_name("tree.tcss")
+
+    def __init__(self, title: str, *, load: RowLoader, label: Labeller) -> None:
+        super().__init__()
+        self.title_text = title
+        self.load = load
+        self.label = label
+        self.rows: list[TreeRow] = []
+        self.labelling: str | None = None
+        """The checkpoint the label input is for, while it is open."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="tree"):
+            yield Static(self.title_text, id="tree-title", markup=False)
+            yield OptionList(id="tree-list")
+            yield Input(placeholder="label for this message · enter saves · esc cancels", id="tree-label")
+            yield Static(KEYS, id="tree-keys")
+
+    async def on_mount(self) -> None:
+        self.query_one(Input).display = False
+        await self.fill()
+        self.query_one(OptionList).focus()
+
+    async def fill(self, *, keep: str | None = None) -> None:
+        self.rows = await self.load()
+        options = self.query_one(OptionList)
+        options.clear_options()
+        if not self.rows:
+            options.add_option(Option("The session has no messages yet.", disabled=True))
+            return
+        width = max(20, self.app.size.width - 40)
+        options.add_options([Option(Content(row.line(width))) for row in self.rows])
+        wanted = keep or next((row.checkpoint_id for row in self.rows if row.here), None)
+        ids = [row.checkpoint_id for row in self.rows]
+        options.highlighted = ids.index(wanted) if wanted in ids else len(ids) - 1
+
+    @property
+    def current(self) -> TreeRow | None:
+        index = self.query_one(OptionList).highlighted
+        return self.rows[index] if index is not None and 0 <= index < len(self.rows) else None
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option_index < len(self.rows):
+            self.dismiss(self.rows[event.option_index].checkpoint_id)
+
+    def on_key(self, event: events.Key) -> None:
+        if self.labelling is not None:
+            if event.key == "escape":
+                event.stop()
+                self._close_label()
+            return
+        if event.key == "escape":
+            event.stop()
+            self.dismiss(None)
+        elif event.key == "l" and (row := self.current) is not None:
+            event.stop()
+            self.labelling = row.checkpoint_id
+            box = self.query_one(Input)
+            box.value = ""
+            box.display = True
+            box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text, at = event.value.strip(), self.labelling
+        self._close_label()
+        if text and at is not None:
+            self._save(at, text)
+
+    @work(group="tree-label")
+    async def _save(self, at: str, text: str) -> None:
+        await self.label(at, text)
+        await self.fill(keep=at)
+
+    def _close_label(self) -> None:
+        self.labelling = None
+        self.query_one(Input).display = False
+        self.query_one(OptionList).focus()
+
+
+__all__ = ["TreeScreen"]
