@@ -2,7 +2,7 @@
 
 Not a test: `.venv/bin/python bench/run_all.py [--pairs 10] [--rounds 0,10] [--quick]`. The
 one-shot comparison (bench_cli: `circle -p` against the bare-SDK loop, interleaved pairs) becomes
-a table; the other benches (store, snapshot, command checks, interface start) follow with their
+a table; the other benches (store, snapshot, command checks, interface start, library) follow with their
 own printed medians, each run with small settings under ``--quick``. Load averages are taken
 before and after (os.getloadavg): on a shared machine, compare ratios, not seconds.
 """
@@ -25,6 +25,7 @@ OTHERS: dict[str, tuple[list[str], list[str]]] = {
     "bench_snapshot.py": (["--runs", "9"], ["--files", "2000", "--runs", "3"]),
     "bench_command_checks.py": (["--runs", "200"], ["--runs", "30"]),
     "bench_tui.py": (["--runs", "5"], ["--runs", "2"]),
+    "bench_library.py": (["--runs", "15"], ["--runs", "5"]),
 }
 
 
