@@ -66,7 +66,7 @@ class Undo:
         ids = {cp.id for cp in removed}
         journal_turns = [] if self.rewind is None else await self.rewind.turns(session_id)
         turns = [t.number for t in journal_turns if t.turn_id in ids and t.restored_at is None]
-        files, done = 0, []
+        files, done = 0, list[int]()
         for number in turns:
             assert self.rewind is not None
             outcome = await self.rewind.restore(session_id, number)
