@@ -249,7 +249,7 @@ async def test_a_command_padded_with_newlines_is_shown_whole_beside_the_options(
         assert "$ ls -la  (+60 more lines)" in shown
         assert "⋯ 59 blank lines" in shown
         assert "; rm -rf build" in shown
-        for option in ("1. Allow once", "2. Allow for this session", "3. Deny", "n or esc deny"):
+        for option in ("1. Allow once", "2. Allow for this session", "3. Deny", "n deny · esc stop"):
             assert option in shown
         await pilot.press("n")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))

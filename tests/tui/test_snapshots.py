@@ -158,3 +158,21 @@ def test_the_approval_card_of_a_padded_command_at_80x24(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_the_approval_card_of_a_background_command_at_80x24(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    serve = {"command": "python3 -m http.server 8000", "background": True}
+    backend.model.add(answer("", Call("execute", serve)))
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "serve it")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        screen.busy.hide()
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -7,9 +7,11 @@ import asyncio
 import pytest
 
 from circle.application.events import Steered, ToolExecutionStarted, TurnStarted
+from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
+from circle.application.session import AgentSession
 from circle.domain.catalog import ModelInfo
 from circle.domain.errors import ConfigError
-from circle.domain.messages import Message
+from circle.domain.messages import STOPPED_RESULT, Message
 from circle.testing import Call, Hang, InMemoryCatalog, answer
 
 from .test_jobs import Harness, harness, last_user_text, runtime, settle
@@ -188,3 +190,37 @@ async def test_the_model_and_thinking_cannot_change_while_a_turn_runs() -> None:
     await session.abort()
     await work
     assert rt.options.model == "scripted"
+
+
+class _DenyAndStop:
+    """A person who denies the first call asked about and stops the turn (esc on the card)."""
+
+    def __init__(self) -> None:
+        self.session: AgentSession | None = None
+        self.asked = 0
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.asked += 1
+        assert self.session is not None
+        self.session.stop_after_calls()
+        return ApprovalDecision(allowed=False, reason="the person stopped the turn")
+
+
+async def test_a_turn_stopped_at_an_approval_records_the_denial_and_sends_no_more_requests() -> None:
+    person = _DenyAndStop()
+    h = harness(approver=person)
+    first = Call("execute", {"command": "make build"}, id="c1")
+    second = Call("execute", {"command": "make test"}, id="c2")
+    h.model.add(answer("", first, second))
+    session = await runtime(h).new_session()
+    person.session = session
+    result = await session.prompt("build it")
+    assert result.aborted
+    assert len(h.model.requests) == 1 and person.asked == 1
+    assert h.processes.calls == []
+    results = [r for m in session.conversation.messages for r in m.tool_results]
+    assert [(r.tool_call_id, r.is_error) for r in results] == [("c1", True), ("c2", True)]
+    assert "the person stopped the turn" in results[0].text
+    assert results[1].text == STOPPED_RESULT
+    h.model.add(answer("Fine."))
+    assert (await session.prompt("then just say fine")).answer == "Fine."

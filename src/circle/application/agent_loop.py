@@ -25,6 +25,7 @@ from circle.domain.catalog import ModelInfo, unknown_model
 from circle.domain.errors import CircleError, ContextOverflowError, ToolError, TurnLimitError
 from circle.domain.messages import (
     NOT_RUN_RESULT,
+    STOPPED_RESULT,
     DocumentPart,
     ImagePart,
     Message,
@@ -111,6 +112,9 @@ class Inbox:
     notices: deque[str] = field(default_factory=deque)
     """Background jobs' notices, read before the next request like steering (without a
     ``Steered`` event: nobody sent them)."""
+    stop: bool = False
+    """The person asked the turn to end once the call running now has its result (esc on an
+    approval card): the calls after it are not run and no further request is sent."""
 
     def clear(self) -> tuple[list[str], list[str]]:
         """Take back the person's waiting messages: (steering, follow-ups)."""
@@ -191,7 +195,12 @@ class AgentLoop:
             if self.context.journal is not None:
                 self.context.journal.begin(turn_id, label=prompt or "")
             rounds = stops = 0
+            inbox.stop = False
             while True:
+                if inbox.stop:
+                    for result in close_unanswered(conversation.messages, text=STOPPED_RESULT):
+                        await conversation.append(result, self.events)
+                    return self._end(conversation, "", usage, aborted=True)
                 await self._read_inbox(conversation, inbox)
                 if (warning := self.costs.check(self.window.session_messages(conversation))) is not None:
                     self.events.emit(warning)
@@ -210,7 +219,7 @@ class AgentLoop:
                         stops += 1
                         continue
                     return self._end(conversation, answer.text, usage)
-                await self._run_calls(conversation, calls)
+                await self._run_calls(conversation, calls, inbox)
                 if (instructions := requested_compaction(calls)) is not None:
                     await self.compact(conversation, instructions=instructions)
                 rounds += 1
@@ -286,9 +295,11 @@ class AgentLoop:
             instructions=instructions,
         )
 
-    async def _run_calls(self, conversation: Conversation, calls: Sequence[ToolCallPart]) -> None:
+    async def _run_calls(
+        self, conversation: Conversation, calls: Sequence[ToolCallPart], inbox: Inbox
+    ) -> None:
         index = 0
-        while index < len(calls):
+        while index < len(calls) and not inbox.stop:
             group = [calls[index]]
             if calls[index].name in PARALLEL_TOOLS:
                 while index + len(group) < len(calls) and calls[index + len(group)].name in PARALLEL_TOOLS:

@@ -209,6 +209,11 @@ class AgentSession:
         """Queue a message that starts a new turn when this one ends."""
         self.inbox.follow_ups.append(text)
 
+    def stop_after_calls(self) -> None:
+        """End the running turn once the call running now has its result: the calls after it get
+        a "not run" result and no further request is sent (the person says what to do instead)."""
+        self.inbox.stop = True
+
     def cancel(self) -> bool:
         """Stop the running turn at its next boundary (a running command is killed). True if one ran."""
         if self._task is None or self._task.done():

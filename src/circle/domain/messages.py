@@ -171,6 +171,7 @@ class Message(_Frozen):
 
 INTERRUPTED_RESULT = "Interrupted: the tool call did not finish (Circle stopped before it had a result)."
 NOT_RUN_RESULT = "Not run: the answer that asked for this call was incomplete."
+STOPPED_RESULT = "Not run: the person stopped the turn before this call."
 
 
 def unanswered_tool_calls(messages: list[Message]) -> list[ToolCallPart]:
@@ -195,6 +196,7 @@ def close_unanswered(messages: list[Message], *, text: str = INTERRUPTED_RESULT)
 __all__ = [
     "INTERRUPTED_RESULT",
     "NOT_RUN_RESULT",
+    "STOPPED_RESULT",
     "DocumentPart",
     "ImagePart",
     "Message",

@@ -18,6 +18,7 @@ from circle.application.ports.asker import Answer, Question
 
 Previewer = Callable[[ApprovalRequest], Awaitable[str | None]]
 DENIED = "the person denied it"
+STOPPED = "the person denied it and stopped the turn: wait for them to say what to do instead"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,4 +94,4 @@ class Desk:
             self.answer(pending, refusal)
 
 
-__all__ = ["DENIED", "Desk", "Pending", "Previewer", "SecretRequest"]
+__all__ = ["DENIED", "STOPPED", "Desk", "Pending", "Previewer", "SecretRequest"]

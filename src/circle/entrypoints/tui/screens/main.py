@@ -38,6 +38,7 @@ from circle.entrypoints.tui.widgets.status import BusyLine, FooterLine, PlanBox,
 CARD_CHECK_S = 0.25
 STRIP_CHECK_S = 0.5
 BELOW = "↓ new output below · End follows it"
+STOPPED_HINT = "Denied, and the turn stopped. Type what to do instead."
 
 
 class AgentEventArrived(Message):
@@ -88,6 +89,8 @@ class MainScreen(Screen[None]):
         self.last_interrupt = float("-inf")
         self.error_shown: str | None = None
         """The error the conversation already shows for this turn (not shown again at its end)."""
+        self.stopped_at_card = False
+        """esc on an approval card stopped this turn: its end says the person can type instead."""
         from circle.entrypoints.tui.screens._commands import SlashCommands
 
         self.commands = SlashCommands(self)
@@ -163,6 +166,9 @@ class MainScreen(Screen[None]):
         if event.error and event.error != self.error_shown:
             self.conversation.notice(f"error: {event.error}", kind="error")
         self.conversation.add(TurnLine(line))
+        if self.stopped_at_card and event.aborted:
+            self.conversation.notice(STOPPED_HINT, kind="hint")
+        self.stopped_at_card = False
         self.busy.hide()
         self.turn_started = None
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
@@ -305,6 +311,9 @@ class MainScreen(Screen[None]):
 
     def on_card_answered(self, message: Card.Answered) -> None:
         message.stop()
+        if message.stop_turn:  # denied, and the turn ends once the denial is recorded
+            self.host.session.stop_after_calls()
+            self.stopped_at_card = True
         self.desk.answer(message.pending, message.value)
 
     # -- keys

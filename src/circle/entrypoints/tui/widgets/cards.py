@@ -9,25 +9,29 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from circle.application.ports.approver import ApprovalDecision
+from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
 from circle.application.ports.asker import Answer
 from circle.domain.display import escape_for_display, one_line
-from circle.entrypoints.tui._desk import DENIED, Pending
+from circle.entrypoints.tui._desk import DENIED, STOPPED, Pending
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 
 PREVIEW_LINES = 30
 SCROLL_KEYS = ("pageup", "pagedown")
+BACKGROUND_NOTE = "It runs in the background as a job; /jobs shows its output."
 
 
 class Card(Vertical, can_focus=True):
     """A card: a title with its lamp, a body, numbered options and the keys."""
 
     class Answered(Message):
-        def __init__(self, pending: Pending, value: object) -> None:
+        """The card's answer; ``stop_turn``: the person also stopped the turn (esc on an approval)."""
+
+        def __init__(self, pending: Pending, value: object, *, stop_turn: bool = False) -> None:
             super().__init__()
             self.pending = pending
             self.value = value
+            self.stop_turn = stop_turn
 
     def __init__(self, pending: Pending, *, title: str, options: list[str], keys: str) -> None:
         super().__init__(classes=f"card {pending.kind}-card")
@@ -65,8 +69,17 @@ class Card(Vertical, can_focus=True):
             self.selected = (self.selected + step) % len(self.options)
             self._draw()
 
-    def finish(self, value: object) -> None:
-        self.post_message(self.Answered(self.pending, value))
+    def finish(self, value: object, *, stop_turn: bool = False) -> None:
+        self.post_message(self.Answered(self.pending, value, stop_turn=stop_turn))
+
+
+def _background(request: ApprovalRequest) -> bool:
+    """The command is to run as a background job (execute with ``background``, read as the tool's
+    arguments read it: a true value, 1, or "true", "yes", "on" and the like)."""
+    value = request.arguments.get("background")
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "on", "t", "true", "y", "yes")
+    return value is True or value == 1
 
 
 class ApprovalCard(Card):
@@ -85,7 +98,7 @@ class ApprovalCard(Card):
         request = pending.approval
         assert request is not None
         if request.kind == "execute":
-            title = "Run this command?"
+            title = "Run this command in the background?" if _background(request) else "Run this command?"
         elif request.kind == "edit":
             title = f"Allow this change? {one_line(request.subject or request.summary)}"
         else:
@@ -94,7 +107,7 @@ class ApprovalCard(Card):
             pending,
             title=title,
             options=list(self.CHOICES),
-            keys="y once · a this session · n or esc deny · ↑↓ enter · pgup pgdn scroll",
+            keys="y once · a this session · n deny · esc stop · ↑↓ enter · pgup pgdn scroll",
         )
 
     def body(self) -> ComposeResult:
@@ -111,6 +124,8 @@ class ApprovalCard(Card):
         else:
             with VerticalScroll(classes="card-summary"):
                 yield Static(Text(escape_for_display(request.summary)), classes="card-summary-text")
+        if request.kind == "execute" and _background(request):
+            yield Static(Text(BACKGROUND_NOTE, style="yellow"), classes="card-note")
         if request.outside_workspace:
             yield Static(Text("It writes outside the workspace.", style="yellow"), classes="card-note")
         if request.ask_reason:
@@ -126,8 +141,10 @@ class ApprovalCard(Card):
             self.finish(ApprovalDecision(allowed=False, reason=DENIED))
 
     def on_key(self, event: events.Key) -> None:
-        keys = {"y": 0, "1": 0, "a": 1, "2": 1, "n": 2, "3": 2, "escape": 2}
-        if event.key in keys:
+        keys = {"y": 0, "1": 0, "a": 1, "2": 1, "n": 2, "3": 2}
+        if event.key == "escape":
+            self.finish(ApprovalDecision(allowed=False, reason=STOPPED), stop_turn=True)
+        elif event.key in keys:
             self.choose(keys[event.key])
         elif event.key == "enter":
             self.choose(self.selected)
