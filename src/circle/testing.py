@@ -10,7 +10,14 @@ Every fake records what it saw, so tests assert on state rather than on calls::
     assert len(model.requests) == 2
 
 ``FunctionModel(reply)`` computes each answer instead: ``reply(request)`` sees the request (the
-tools offered included) and returns text, a ``Call`` or both.
+tools offered included) and returns text, a ``Call`` or both. ``ScriptedApprover`` answers the calls
+that ask from its ``decisions`` (in order) or its ``allow`` list, recording each request;
+``InMemorySessionStore`` keeps sessions and messages in plain attributes.
+
+To test code that makes its own agent, swap the parts of every agent it starts::
+
+    with circle.Agent.override(model=ScriptedModel([answer("Done.")]), store=InMemorySessionStore()):
+        await my_program.run_the_agent()
 """
 
 from circle._testing.asker import ScriptedAsker

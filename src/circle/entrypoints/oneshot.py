@@ -26,6 +26,9 @@ async def query(prompt: str, *, files: Sequence[str] = (), **options: Any) -> As
         prompt: The message.
         files: Files attached as :meth:`circle.Agent.run` attaches them.
         **options: Any argument of :class:`circle.Agent` (``workspace``, ``model``, ``tools``…).
+
+    Raises:
+        CircleError: What :meth:`circle.Agent.stream` raises, after the turn's last event.
     """
     async with Agent(**options) as agent:
         async for event in agent.stream(prompt, files=files):
@@ -46,6 +49,7 @@ def run_sync(prompt: str, *, files: Sequence[str] = (), **options: Any) -> TurnR
         **options: Any argument of :class:`circle.Agent`.
 
     Raises:
+        CircleError: What :meth:`circle.Agent.run` raises (a failed turn, a bad setting).
         RuntimeError: It was called where an event loop runs: ``await circle.Agent(...).run()`` there.
     """
     try:
