@@ -173,3 +173,43 @@ async def test_scripted_approver_plays_its_decisions_in_order_and_records_reques
     assert (tmp_path / "one").exists() and not (tmp_path / "two").exists()
     assert [r.arguments["command"] for r in approver.requests] == ["touch one", "touch two"]
     assert "not approved: no" in model.requests[2].messages[-1].text
+
+
+async def test_a_closed_agent_keeps_its_session_and_goes_on_with_it_when_reopened(tmp_path: Path) -> None:
+    store = InMemorySessionStore()
+    model = ScriptedModel([answer("One."), answer("Two.")])
+    agent = circle.Agent(tmp_path, model_client=model, store=store, trust=True)
+    async with agent:
+        await agent.run("first")
+    session_id = agent.session_id
+    assert session_id is not None
+    assert [m.text for m in agent.messages] == ["first", "One."]
+    async with agent:
+        assert agent.session_id == session_id
+        await agent.run("second")
+    assert [m.text for m in model.requests[1].messages] == ["first", "One.", "second"]
+    assert list(store.sessions) == [session_id]
+
+
+async def test_a_fork_reopened_goes_on_with_the_fork_rather_than_forking_again(tmp_path: Path) -> None:
+    store = InMemorySessionStore()
+    source = await _two_turns(tmp_path, store)
+    agent = circle.Agent(
+        tmp_path, model_client=ScriptedModel(), store=store, fork_from=source, fork_at=2, trust=True
+    )
+    async with agent:
+        forked = agent.session_id
+    async with agent:
+        assert agent.session_id == forked
+    assert len(store.sessions) == 2
+
+
+async def test_a_session_left_empty_is_not_reopened(tmp_path: Path) -> None:
+    agent = circle.Agent(
+        tmp_path, model_client=ScriptedModel([answer("Hi.")]), store=InMemorySessionStore(), trust=True
+    )
+    async with agent:
+        with pytest.raises(circle.AttachmentError):
+            await agent.run("read", files=["missing.txt"])
+    async with agent:
+        assert (await agent.run("hi")).answer == "Hi."

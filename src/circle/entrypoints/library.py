@@ -160,6 +160,8 @@ class Agent:
         self._trust = trust
         self._runtime: Runtime | None = None
         self._session: AgentSession | None = None
+        self._kept: list[Message] = []
+        """The conversation as it was when the agent last closed."""
 
     override = OverrideDescriptor()
 
@@ -171,7 +173,8 @@ class Agent:
     @property
     def session_id(self) -> str | None:
         """The session's id: the one opened or forked once the agent has started, a new session's
-        once its first turn has begun, or the ``session_id`` given; None before that."""
+        once its first turn has begun, or the ``session_id`` given; None before that. Once the
+        agent has closed it is the session it had, which it goes on with if started again."""
         if self._session is not None:
             return self._session.session_id
         return self._opts.session.partition(":")[0] if self._opts.session else None
@@ -181,8 +184,10 @@ class Agent:
         """The conversation so far, oldest first: the person's messages (``role`` ``"user"``), the
         model's answers (``"assistant"``, with ``tool_calls``) and tool results (``"tool"``; their
         ``text`` is what the tool returned). An opened session's messages are there once the agent
-        has started. A copy: changing it changes nothing stored."""
-        return list(self._session.conversation.messages) if self._session is not None else []
+        has started, and stay once it has closed. A copy: changing it changes nothing stored."""
+        if self._session is None:
+            return list(self._kept)
+        return list(self._session.conversation.messages)
 
     @classmethod
     async def sessions(
@@ -333,6 +338,12 @@ class Agent:
         """Stop what the agent started and close what it opened: background jobs and subagents
         (with their process groups), language servers, the web client, the stores. A model client
         or store passed in stays open: it is the caller's."""
+        if self._session is not None and self._session.conversation.messages:  # to go on with, later
+            self._kept = list(self._session.conversation.messages)
+            choose_session(
+                self._opts, session_id=self._session.session_id, continue_session=False, fork_from=None
+            )
+            self._fork_at = None
         if self._runtime is not None:
             runtime, self._runtime, self._session = self._runtime, None, None
             use, self._in_use = self._in_use, NONE
