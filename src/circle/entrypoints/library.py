@@ -290,7 +290,8 @@ class Agent:
     async def stream(self, prompt: str, *, files: Sequence[str] = ()) -> AsyncIterator[AgentEvent]:
         """Run one turn, yielding its events as they happen (``TurnEnded`` ends the turn, then
         ``AgentEnded``); ``files`` are attached as :meth:`run` attaches them. A turn that fails
-        raises as :meth:`run` does, after its last events (``ErrorReported``, ``TurnEnded``, ``AgentEnded``)."""
+        raises as :meth:`run` does, after its last events (``ErrorReported``, ``TurnEnded``,
+        ``AgentEnded``)."""
         runtime, session = await self._ensure()
         prompt, media = await attach(runtime, prompt, files)
         queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
