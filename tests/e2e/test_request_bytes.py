@@ -64,3 +64,22 @@ def test_anthropic_caching_pays_for_tools_and_system_once_and_extends_the_histor
         assert "cache_control" in after["messages"][-1]["content"][-1]  # the newest turn is cached
         old = len(before["messages"])
         assert _unmarked(after["messages"][:old]) == _unmarked(before["messages"])  # a prefix: read back
+
+
+def test_a_second_start_sends_the_same_request_from_the_kept_specs_even_after_the_cache_breaks(
+    cli: Circle,
+) -> None:
+    kept = cli.home / "cache" / "tool_specs.json"
+    bodies = []
+    for run in range(3):
+        if run == 2:
+            kept.write_text('{"key": "broken')  # this start makes the specs again
+        cli.gateway.reset()
+        cli.gateway.enqueue(chat_text("ok"))
+        done = cli.run("-p", "--yolo", "hi")
+        assert done.returncode == 0, done.stderr
+        bodies.append(next(r.body for r in cli.gateway.requests if r.method == "POST"))
+        assert kept.exists()
+
+    assert bodies[0] == bodies[1] == bodies[2]
+    assert kept.read_text().startswith('{"key":"')  # written whole again

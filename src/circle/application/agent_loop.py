@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from typing import Literal
 from uuid import uuid4
 
 from pydantic import JsonValue
@@ -102,6 +103,10 @@ class LoopSettings:
     """When to compact (``compaction`` in settings.json); the window is ``model_info``'s."""
 
 
+QueueMode = Literal["all", "one-at-a-time"]
+"""How queued steering messages or follow-ups are delivered."""
+
+
 @dataclass
 class Inbox:
     """Messages a person sends while a turn runs: steering (read before the next request)
@@ -112,6 +117,22 @@ class Inbox:
     notices: deque[str] = field(default_factory=deque)
     """Background jobs' notices, read before the next request like steering (without a
     ``Steered`` event: nobody sent them)."""
+    steering_mode: QueueMode = "all"
+    """``all``: every steering message waiting is read before the next request; ``one-at-a-time``:
+    the oldest only, the rest before the requests after it."""
+    follow_up_mode: QueueMode = "one-at-a-time"
+    """``one-at-a-time``: each follow-up starts a turn of its own; ``all``: the follow-ups waiting
+    when a turn ends go together, as one message, in the next."""
+
+    def next_follow_up(self) -> str | None:
+        """The follow-up (or, in ``all`` mode, the follow-ups joined) the next turn starts with."""
+        if not self.follow_ups:
+            return None
+        if self.follow_up_mode == "one-at-a-time":
+            return self.follow_ups.popleft()
+        joined = "\n\n".join(self.follow_ups)
+        self.follow_ups.clear()
+        return joined
     stop: bool = False
     """The person asked the turn to end once the call running now has its result (esc on an
     approval card): the calls after it are not run and no further request is sent."""
@@ -248,6 +269,8 @@ class AgentLoop:
             text = inbox.steering.popleft()
             await conversation.append(Message.user(text), self.events)
             self.events.emit(Steered(session_id=conversation.session_id, message=text))
+            if inbox.steering_mode == "one-at-a-time":
+                break
 
     async def _ask_model(self, conversation: Conversation) -> Message:
         """One answer; compacted first when the request passes the budget, and once more (then
@@ -503,4 +526,4 @@ class AgentLoop:
         )
 
 
-__all__ = ["AgentLoop", "Inbox", "LoopSettings", "TurnResult"]
+__all__ = ["AgentLoop", "Inbox", "LoopSettings", "QueueMode", "TurnResult"]

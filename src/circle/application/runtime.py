@@ -47,6 +47,7 @@ from .ports.native_search import NativeSearch
 from .ports.process_runner import ProcessRunner
 from .ports.session_lease import SessionLease
 from .ports.session_store import SessionStore
+from .ports.spec_cache import SpecCache
 from .ports.text_search import TextSearch
 from .ports.web import WebClient
 from .ports.workspace_snapshots import WorkspaceSnapshots
@@ -54,6 +55,7 @@ from .session import AgentSession
 from .session_branches import pick_branch
 from .skills import find_skills
 from .subagents import start_subagents
+from .tool_specs import with_kept_specs
 from .tools import builtin_tools
 from .tools.base import Tool, ToolContext
 from .tools.compaction import COMPACT_CONVERSATION
@@ -127,6 +129,8 @@ class Ports:
     """Who answers the question tool and plan_exit; None where nobody can (print, JSON, RPC)."""
     lsp: LanguageServers | None = None
     """What the lsp tool asks (servers started on demand); None: it says there are none."""
+    specs: SpecCache | None = None
+    """The built-in tools' specs kept from an earlier run; None: made at each start."""
     calls: CallLog | None = None
     """How far each tool call got, so a reopened session says what a crash lost; None: not kept
     (a call left without a result is called interrupted)."""
@@ -295,7 +299,7 @@ class Runtime:
         if said:
             system = f"{system}\n\n# From the session-start hooks\n{said}"
         info = self.ports.catalog.lookup(self.options.model)
-        pool = self._tool_pool()
+        pool = await with_kept_specs(self._tool_pool(), self.ports.specs)
         settings = LoopSettings(
             model=self.options.model,
             system=system,

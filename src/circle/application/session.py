@@ -124,9 +124,9 @@ class AgentSession:
     async def _go_on(self, result: TurnResult) -> TurnResult:
         """Follow-ups, then job notices (up to the limit), each in a turn, until none is left."""
         while not result.aborted:
-            if self.inbox.follow_ups:
+            if (follow_up := self.inbox.next_follow_up()) is not None:
                 self.job_turns = 0
-                result = await self._run(self.inbox.follow_ups.popleft())
+                result = await self._run(follow_up)
             elif self._waiting and self.job_turns < MAX_JOB_TURNS and not self.hold_job_turns:
                 self.job_turns += 1
                 result = await self._run(None)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from circle import __version__
 from circle.application.approvals import AllowAll, ApprovalMode
 from circle.application.ports.approver import Approver
 from circle.application.ports.call_log import CallLog
@@ -29,6 +30,7 @@ from circle.application.ports.native_search import NativeSearch
 from circle.application.ports.process_runner import ProcessRunner
 from circle.application.ports.session_lease import SessionLease
 from circle.application.ports.session_store import SessionStore, TrustList
+from circle.application.ports.spec_cache import SpecCache
 from circle.application.ports.text_search import TextSearch
 from circle.application.ports.web import WebClient
 from circle.application.ports.workspace_snapshots import WorkspaceSnapshots
@@ -62,6 +64,7 @@ ADAPTERS: dict[str, str] = {
     "snapshots.local": "circle.adapters.local.snapshots:LocalWorkspaceSnapshots",
     "web.httpx": "circle.adapters.web.httpx_web:HttpxWebClient",
     "lsp.stdio": "circle.adapters.lsp.servers:StdioLanguageServers",
+    "specs.json": "circle.adapters.local.spec_cache:JsonSpecCache",
 }
 
 
@@ -162,6 +165,9 @@ class Container(containers.DeclarativeContainer):
     web = providers.Singleton(make_web, config)
     native_search = providers.Singleton(make_native_search, config, model)
     lsp = providers.Singleton(make, "lsp.stdio", config.provided.workspace)
+    specs = providers.Singleton(
+        make, "specs.json", providers.Callable(lambda c: c.data_dir / "cache", config), version=__version__
+    )
 
 
 def build_runtime(container: Container) -> Runtime:
@@ -181,6 +187,7 @@ def build_runtime(container: Container) -> Runtime:
         web=cast(WebClient, container.web()),
         native_search=cast(NativeSearch | None, container.native_search()),
         lsp=cast(LanguageServers, container.lsp()),
+        specs=cast(SpecCache, container.specs()),
     )
     if config.options.sandbox is not None:
         ports.hook_processes = cast(ProcessRunner, container.hook_processes())

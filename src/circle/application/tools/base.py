@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
@@ -306,8 +306,16 @@ class BuiltinTool(Generic[A]):
     name: str
     args: type[A]
     run: Callable[[A, ToolContext], Awaitable[ToolOutput]]
+    known: ToolSpec | None = field(default=None, compare=False)
+    """The spec kept from an earlier run (see :meth:`with_spec`); None: made on each call."""
+
+    def with_spec(self, spec: ToolSpec) -> BuiltinTool[A]:
+        """This tool with ``spec`` given by :meth:`spec` (one a spec cache kept for it)."""
+        return replace(self, known=spec)
 
     def spec(self) -> ToolSpec:
+        if self.known is not None:
+            return self.known
         schema = wire_schema(self.args.model_json_schema())
         return ToolSpec(name=self.name, description=load_prompt(f"tools/{self.name}.md"), parameters=schema)
 
