@@ -366,3 +366,28 @@ def test_a_runtime_without_one_uses_the_model_as_it_is() -> None:
     harness = Harness(model=ScriptedModel())
 
     assert harness.runtime().session_model() is harness.model
+
+
+async def test_with_automatic_retries_off_a_transient_failure_is_raised_at_once() -> None:
+    model, clock, sink = guard(Flaky([ModelHTTPError("down", status=503)], answer("not asked")))
+    model.auto_retry = False
+
+    with pytest.raises(ModelHTTPError, match=r"^down \(automatic retries are off\)$"):
+        await events_of(model)
+
+    assert (clock.sleeps, sink.events) == ([], [])
+
+
+async def test_aborting_the_retries_ends_the_wait_with_the_last_error() -> None:
+    class SlowClock(FakeClock):
+        async def sleep(self, seconds: float) -> None:
+            await asyncio.Event().wait()
+
+    model = GuardedModel(Flaky([ModelHTTPError("down", status=503)]), clock=SlowClock(), jitter=lambda: 0.0)
+    task = asyncio.create_task(events_of(model))
+    await asyncio.sleep(0.01)
+
+    assert model.abort_retries() == 1
+    with pytest.raises(ModelHTTPError, match=r"^down \(the retry was aborted\)$"):
+        await task
+    assert model.abort_retries() == 0

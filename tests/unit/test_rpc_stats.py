@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import io
 
-from circle.entrypoints.rpc import Output, RpcServer
+from circle.entrypoints._rpc_io import Output
+from circle.entrypoints.rpc import RpcServer
 from circle.testing import Call, answer
 
 from .test_compaction import Setup
@@ -17,11 +18,11 @@ async def test_stats_keep_the_messages_a_compaction_summarized_and_count_the_sum
     session = await runtime.new_session()
     server = RpcServer(runtime, session, Output(io.StringIO()), job_wait_s=0)
     await session.prompt("look around")
-    before = await server.get_session_stats({})
+    before = await server.commands["get_session_stats"](server, {})
     assert isinstance(before, dict)
     outcome = await session.loop.compact(session.conversation)
     assert outcome is not None and outcome.summarized > 0
-    after = await server.get_session_stats({})
+    after = await server.commands["get_session_stats"](server, {})
     assert isinstance(after, dict)
     same = ("userMessages", "assistantMessages", "toolCalls", "toolResults", "totalMessages")
     assert [after[k] for k in same] == [before[k] for k in same]

@@ -75,6 +75,8 @@ class ContextKeeper:
         self.turn_start = 0
         self._gave_up = False
         self._stale: tuple[Message, ...] | None = None
+        self.automatic = True
+        """False: no compaction when the threshold is passed (an overflow and requests still compact)."""
 
     def start_turn(self, index: int) -> None:
         self.turn_start = index
@@ -100,7 +102,7 @@ class ContextKeeper:
         tools: Sequence[ToolSpec],
     ) -> bool:
         """Compact when the request (as it would be sent) passes the budget. True if it did."""
-        if self.compactor is None or self._gave_up:
+        if self.compactor is None or self._gave_up or not self.automatic:
             return False
         tokens = max(request_tokens(system, messages, tools), self.reported(conversation) or 0)
         if not self.budget.over(tokens):
@@ -176,6 +178,7 @@ class ContextKeeper:
                 summary_checkpoint_id=outcome.record.summary_checkpoint_id,
                 history_file=outcome.record.history_file,
                 will_retry=reason == "overflow",
+                summary=outcome.summary_answer.text,
             )
         )
         return outcome

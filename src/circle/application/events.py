@@ -172,6 +172,8 @@ class CompactionEnded:
     history_file: str | None = None
     error: str | None = None
     will_retry: bool = False
+    summary: str = ""
+    """The summary's text (empty when the compaction failed)."""
 
 
 @dataclass(frozen=True, slots=True)

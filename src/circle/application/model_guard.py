@@ -80,6 +80,10 @@ class GuardedModel:
         self._jitter = jitter
         self._deadline = deadline
         self._learned: dict[str, _Learned] = {}
+        self.auto_retry = True
+        """False: a failure is not tried again (a request the endpoint rejected a parameter of still
+        is, without it: that corrects the request rather than waiting for the endpoint)."""
+        self._waits: set[asyncio.Event] = set()
 
     @property
     def dropped_parameters(self) -> frozenset[str]:
@@ -122,6 +126,9 @@ class GuardedModel:
             dropped=learned.dropped,
             output_cap=learned.output_cap,
         )
+        if not isinstance(decision, GiveUp) and not self.auto_retry and decision.kind != "rejected_parameter":
+            error.args = (error.message + " (automatic retries are off)", *error.args[1:])
+            raise error
         if isinstance(decision, GiveUp):
             if decision.note:
                 error.args = (error.message + decision.note, *error.args[1:])
@@ -148,8 +155,30 @@ class GuardedModel:
                     error=error.message,
                 )
             )
-        if retry.delay_s > 0:
-            await self._clock.sleep(retry.delay_s)
+        if retry.delay_s > 0 and await self._sleep_unless_aborted(retry.delay_s):
+            error.args = (error.message + " (the retry was aborted)", *error.args[1:])
+            raise error
+
+    async def _sleep_unless_aborted(self, seconds: float) -> bool:
+        """Wait ``seconds`` before a retry; True when :meth:`abort_retries` ended the wait first."""
+        aborted = asyncio.Event()
+        self._waits.add(aborted)
+        sleeping = asyncio.ensure_future(self._clock.sleep(seconds))
+        stopping = asyncio.ensure_future(aborted.wait())
+        try:
+            await asyncio.wait({sleeping, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleeping.cancel()
+            stopping.cancel()
+            self._waits.discard(aborted)
+        return aborted.is_set()
+
+    def abort_retries(self) -> int:
+        """End the waits before retries now: each request waiting fails with its last error.
+        Returns how many were waiting."""
+        for wait in self._waits:
+            wait.set()
+        return len(self._waits)
 
     async def _attempt(self, request: ModelRequest, *, timeouts: int) -> AsyncGenerator[ModelEvent]:
         """One try: the inner stream's events, each within its deadline."""

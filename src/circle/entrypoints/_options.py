@@ -43,6 +43,8 @@ class RunOptions:
     name: str | None = None
     resume: bool = False
     """``-r``: pick the session to continue (the full-screen interface)."""
+    rpc_approvals: bool = False
+    """``--rpc-approvals``: in RPC mode the client answers what asks (pi's extension UI requests)."""
 
 
 def read_stdin_message() -> str:

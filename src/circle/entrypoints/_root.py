@@ -237,6 +237,13 @@ def run(
         Path | None,
         typer.Option("--export", help="Then write the session here: .md, .html or .jsonl."),
     ] = None,
+    rpc_approvals: Annotated[
+        bool,
+        typer.Option(
+            "--rpc-approvals",
+            help="RPC mode: ask the client what would ask (pi's extension_ui_request); else it is not run.",
+        ),
+    ] = False,
     version: Annotated[bool, typer.Option("--version", "-V", help="Print the version.")] = False,
 ) -> None:
     """Circle, a coding agent for the terminal."""
@@ -269,6 +276,8 @@ def run(
             "RPC mode takes no message, @file, -p, -r or --line: send prompts as commands on stdin",
             param_hint="--mode rpc",
         )
+    if rpc_approvals and mode != "rpc":
+        raise typer.BadParameter("--rpc-approvals goes with --mode rpc", param_hint="--rpc-approvals")
     if resume and (print_mode or mode is not None or line):
         raise typer.BadParameter("-r picks a session in the full-screen interface: use --session ID here")
     headless = print_mode or mode == "json"
@@ -308,6 +317,7 @@ def run(
         fork=fork,
         name=name,
         resume=resume,
+        rpc_approvals=rpc_approvals,
     )
     raise typer.Exit(_run_mode(opts))
 

@@ -165,6 +165,8 @@ class EventEncoder:
         self.origin = origin or Origin()
         self.clock = clock
         self._started: int | None = None
+        self._retrying = 0
+        """The attempt of the retry waited on or under way (0: none), for ``auto_retry_end``."""
 
     def lines(self, event: AgentEvent) -> list[dict[str, JsonValue]]:
         origin = self.origin
@@ -185,12 +187,39 @@ class EventEncoder:
                 body = last["message"]
                 if message.stop_reason in (StopReason.ABORTED, StopReason.ERROR):
                     closing = {"type": "error", "reason": STOP_NAMES[message.stop_reason], "error": body}
-                else:
-                    reason = STOP_NAMES[message.stop_reason or StopReason.END]
-                    closing = {"type": "done", "reason": reason, "message": body}
-                return [self._update(closing, body), last]
+                    return [self._update(closing, body), last]
+                reason = STOP_NAMES[message.stop_reason or StopReason.END]
+                closing = {"type": "done", "reason": reason, "message": body}
+                return [self._update(closing, body), last, *self._retry_end(success=True)]
+            case RetryScheduled():
+                self._retrying = event.attempt
+                started: dict[str, JsonValue] = {
+                    "type": "auto_retry_start",
+                    "attempt": event.attempt,
+                    "maxAttempts": event.max_attempts,
+                    "delayMs": event.delay_ms,
+                    "errorMessage": event.error,
+                }
+                return [event_json(event), started]
+            case TurnEnded(error=error, aborted=aborted) if self._retrying:
+                final = error or ("Retry cancelled" if aborted else "the request failed")
+                return [*self._retry_end(success=False, final_error=final), event_json(event, origin=origin)]
             case _:
                 return [event_json(event, origin=origin)]
+
+    def _retry_end(self, *, success: bool, final_error: str | None = None) -> list[dict[str, JsonValue]]:
+        """pi's ``auto_retry_end`` once the retried request answered or the turn gave up."""
+        if not self._retrying:
+            return []
+        ended: dict[str, JsonValue] = {
+            "type": "auto_retry_end",
+            "success": success,
+            "attempt": self._retrying,
+        }
+        if final_error is not None:
+            ended["finalError"] = final_error
+        self._retrying = 0
+        return [ended]
 
     def _stamp(self) -> int:
         return self._started if self._started is not None else round(self.clock() * 1000)
@@ -317,10 +346,27 @@ def _update_json(
     return data
 
 
+def compaction_result(event: CompactionEnded) -> JsonValue:
+    """pi's CompactionResult of a compaction that succeeded (null for one that failed)."""
+    if event.error is not None:
+        return None
+    return {
+        "summary": event.summary,
+        "firstKeptEntryId": event.summary_checkpoint_id,
+        "tokensBefore": event.tokens_before,
+        "details": {"summarized": event.summarized, "kept": event.kept, "tokensAfter": event.tokens_after},
+    }
+
+
 def _compaction_end(event: CompactionEnded) -> dict[str, JsonValue]:
+    """pi's ``result``, ``aborted``, ``willRetry`` and ``errorMessage``, then Circle's own counts."""
+    result = compaction_result(event)
     data: dict[str, JsonValue] = {
         "type": "compaction_end",
         "reason": event.reason,
+        "result": result,
+        "aborted": False,
+        "willRetry": event.will_retry,
         "session_id": event.session_id,
         "summarized": event.summarized,
         "kept": event.kept,
@@ -332,6 +378,7 @@ def _compaction_end(event: CompactionEnded) -> dict[str, JsonValue]:
     }
     if event.error is not None:
         data["error"] = event.error
+        data["errorMessage"] = f"Compaction failed: {event.error}"
     return data
 
 
@@ -359,6 +406,7 @@ __all__ = [
     "API_NAMES",
     "EventEncoder",
     "Origin",
+    "compaction_result",
     "dumps",
     "event_json",
     "langchain_json",

@@ -18,36 +18,25 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable, Mapping
-from pathlib import Path
+from collections.abc import Awaitable
 from typing import TextIO
 
 from pydantic import JsonValue
 
+from circle.application.agent_loop import QueueMode
 from circle.application.attachments import MediaPart
-from circle.application.events import AgentEvent, CompactionEnded, CompactionStarted
+from circle.application.events import AgentEvent, CompactionEnded, CompactionStarted, Steered, TurnStarted
 from circle.application.jobs import Job
 from circle.application.runtime import Runtime
 from circle.application.session import AgentSession
-from circle.domain.catalog import ModelInfo
-from circle.domain.compaction import without_compaction_copies
 from circle.domain.errors import CircleError
-from circle.domain.messages import Usage
-from circle.domain.pricing import cost
-from circle.domain.thinking import UNKNOWN_OUTPUT_ROOM, parse_level
 
+from . import _rpc_commands, _rpc_models, _rpc_sessions
 from ._crash import write_crash_log
-from ._rpc_media import ImagesError, image_parts
+from ._rpc_approvals import RpcApprovals, approval_timeout_s
+from ._rpc_io import Command, Handler, Output, RpcError, failure
 from ._stdin import StdinLines
-from .event_codec import (
-    API_NAMES,
-    EventEncoder,
-    dumps,
-    langchain_json,
-    langchain_system,
-    session_origin,
-    usage_json,
-)
+from .event_codec import EventEncoder, session_origin
 from .headless import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -61,26 +50,9 @@ from .headless import (
 EXIT_FAILED = 1
 
 
-class RpcError(Exception):
-    """A command that cannot be done: its response has ``success: false`` and this message."""
-
-
-class Output:
-    """Writes one JSON object a line, flushed at once (the reader waits for whole lines)."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-
-    def write(self, data: dict[str, JsonValue]) -> None:
-        try:
-            self.out.write(dumps(data) + "\n")
-            self.out.flush()
-        except (BrokenPipeError, ValueError):
-            pass  # the reader went away: the work goes on and is saved; nothing more to tell
-
-
 class RpcServer:
-    """The commands of RPC mode on one runtime; the current session changes with ``new_session``."""
+    """The commands of RPC mode on one runtime; the current session changes with ``new_session``,
+    ``switch_session``, ``fork`` and ``clone``."""
 
     def __init__(
         self,
@@ -94,6 +66,7 @@ class RpcServer:
         self.runtime = runtime
         self.endpoint = endpoint
         """The endpoint's base URL and key, for listing its models."""
+        self.endpoint_models: list[str] | None = None
         self.out = out
         self.job_wait_s = job_wait_s
         self.session = session
@@ -102,9 +75,30 @@ class RpcServer:
         self.interrupted = False
         self.compacting = False
         """A compaction of the current session runs (between ``compaction_start`` and its end)."""
+        self.last_compaction: CompactionEnded | None = None
+        """The current session's last compaction, as its end event told it."""
+        self.pending_notes: list[str] = []
+        """The outputs of ``bash`` commands, waiting to go with the next prompt."""
+        self.steering_mode: QueueMode = "all"
+        self.follow_up_mode: QueueMode = "one-at-a-time"
+        self.auto_compaction = True
+        self.running: dict[int, asyncio.Task[None]] = {}
+        """Commands that run while later ones are read (``bash``, ``compact``), by their task's id."""
+        self.approvals: RpcApprovals | None = None
+        """With ``--rpc-approvals``: the client answers what asks."""
         self._work: asyncio.Task[object] | None = None
-        self._endpoint_models: list[str] | None = None
         self._known_jobs: dict[int, str] = {}
+        self._queue_sent: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        self.commands: dict[str, Handler] = {
+            **_rpc_commands.COMMANDS,
+            **_rpc_sessions.COMMANDS,
+            **_rpc_models.COMMANDS,
+            "get_state": get_state,
+            "list_jobs": list_jobs,
+            "get_jobs": list_jobs,
+            "stop_job": stop_job,
+            "background": background,
+        }
         self.encoder = EventEncoder(session_origin(runtime, lambda: self.session))
         self._watch(session)
         runtime.events.subscribe(self)
@@ -114,8 +108,19 @@ class RpcServer:
     def emit(self, event: AgentEvent) -> None:
         if isinstance(event, CompactionStarted | CompactionEnded):
             self.compacting = isinstance(event, CompactionStarted)
+            self.last_compaction = event if isinstance(event, CompactionEnded) else None
         for line in self.encoder.lines(event):
             self.out.write(line)
+        if isinstance(event, Steered | TurnStarted):
+            self.publish_queue()
+
+    def publish_queue(self) -> None:
+        """``queue_update`` when the waiting steering messages or follow-ups changed since the last."""
+        inbox = self.session.inbox
+        now = (tuple(inbox.steering), tuple(inbox.follow_ups))
+        if now != self._queue_sent:
+            self._queue_sent = now
+            self.out.write({"type": "queue_update", "steering": list(now[0]), "followUp": list(now[1])})
 
     def _watch(self, session: AgentSession) -> None:
         session.on_settled(
@@ -139,40 +144,55 @@ class RpcServer:
             if not text.strip():
                 continue
             await self.handle(text)
+        if self.approvals is not None:
+            self.approvals.close()  # nobody is left to answer: what waits is denied
         return await self.finish()
 
     async def handle(self, text: str) -> None:
         try:
             command: JsonValue = json.loads(text)
         except ValueError as exc:
-            self.out.write(_failure("parse", f"Failed to parse command: {exc}"))
+            self.out.write(failure("parse", f"Failed to parse command: {exc}"))
             return
         except RecursionError:
-            self.out.write(_failure("parse", "Failed to parse command: it is nested too deeply"))
+            self.out.write(failure("parse", "Failed to parse command: it is nested too deeply"))
             return
         if not isinstance(command, dict):
-            self.out.write(_failure("parse", "Failed to parse command: a command is a JSON object"))
+            self.out.write(failure("parse", "Failed to parse command: a command is a JSON object"))
             return
         name = command.get("type")
         ident = command.get("id")
         if not isinstance(name, str) or not name:
-            self.out.write(_failure("parse", 'Failed to parse command: it has no "type"', ident))
+            self.out.write(failure("parse", 'Failed to parse command: it has no "type"', ident))
             return
-        handler = self._commands().get(name)
+        if name == "extension_ui_response":  # an answer, not a command: it gets no response
+            if self.approvals is not None:
+                self.approvals.answer(command)
+            return
+        if name in _rpc_commands.CONCURRENT:
+            task = asyncio.create_task(self._answer(name, ident, command), name=name)
+            self.running[id(task)] = task
+            task.add_done_callback(lambda done: self.running.pop(id(done), None))
+            await asyncio.sleep(0)  # it has started before the next command is read
+            return
+        await self._answer(name, ident, command)
+
+    async def _answer(self, name: str, ident: JsonValue, command: Command) -> None:
+        handler = self.commands.get(name)
         try:
             if handler is None:
-                raise RpcError(f"unknown command {name!r}: the commands are {', '.join(self._commands())}")
-            data = await handler(command)
+                raise RpcError(f"unknown command {name!r}: the commands are {', '.join(self.commands)}")
+            data = await handler(self, command)
         except RpcError as exc:
-            self.out.write(_failure(name, str(exc), ident))
+            self.out.write(failure(name, str(exc), ident))
             return
         except CircleError as exc:
-            self.out.write(_failure(name, exc.message, ident))
+            self.out.write(failure(name, exc.message, ident))
             return
         except Exception as exc:  # a fault of ours: one line to the client, the details in a log file
             path = write_crash_log()
             where = f" (details in {path})" if path else ""
-            self.out.write(_failure(name, f"internal error: {type(exc).__name__}: {exc}{where}", ident))
+            self.out.write(failure(name, f"internal error: {type(exc).__name__}: {exc}{where}", ident))
             return
         response: dict[str, JsonValue] = {"type": "response", "command": name, "success": True}
         if ident is not None:
@@ -183,6 +203,8 @@ class RpcServer:
 
     async def finish(self) -> int:
         """The input has closed: let the turn end, wait for the jobs, stop what still runs."""
+        if self.running:
+            await asyncio.wait(set(self.running.values()))
         if self._work is not None and not self._work.done():
             await asyncio.wait({self._work})
         session = self.session
@@ -198,271 +220,97 @@ class RpcServer:
         self.session.hold_job_turns = True
         self.session.inbox.clear()
         self.session.cancel()
+        for task in self.running.values():
+            task.cancel()
 
-    # commands --------------------------------------------------------------------------------
+    # what the commands share -----------------------------------------------------------------
 
-    def _commands(self) -> dict[str, Callable[[Mapping[str, JsonValue]], Awaitable[JsonValue]]]:
-        return {
-            "prompt": self.prompt,
-            "steer": self.steer,
-            "follow_up": self.follow_up,
-            "abort": self.abort,
-            "clear_queue": self.clear_queue,
-            "new_session": self.new_session,
-            "get_state": self.get_state,
-            "get_messages": self.get_messages,
-            "get_native_messages": self.get_native_messages,
-            "get_last_assistant_text": self.get_last_assistant_text,
-            "get_session_stats": self.get_session_stats,
-            "set_session_name": self.set_session_name,
-            "get_available_models": self.get_available_models,
-            "set_model": self.set_model,
-            "set_thinking_level": self.set_thinking_level,
-            "export_html": self.export_html,
-            "list_jobs": self.list_jobs,
-            "get_jobs": self.list_jobs,
-            "stop_job": self.stop_job,
-            "background": self.background,
-        }
-
-    async def _start(self, message: str, media: tuple[MediaPart, ...] = ()) -> JsonValue:
+    async def start(self, message: str, media: tuple[MediaPart, ...] = ()) -> JsonValue:
+        """Start the work of a prompt (the ``bash`` outputs waiting go first); it runs on."""
+        if self.pending_notes:
+            message = "\n\n".join([*self.pending_notes, message])
+            self.pending_notes = []
         self.aborted = False
         self._work = asyncio.create_task(self.session.prompt(message, media=media))
         await asyncio.sleep(0)  # the session is busy from here on
         return {"disposition": "started"}
 
-    async def prompt(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        message = _text(command, "message")
-        try:
-            media = await image_parts(command.get("images"), self.runtime.ports.images)
-        except ImagesError as exc:
-            raise RpcError(str(exc)) from None
-        if not self.session.is_busy:
-            return await self._start(message, media)
-        if media:
-            raise RpcError("a turn is running: images go with a prompt that starts a turn")
-        behavior = command.get("streamingBehavior")
-        if behavior == "steer":
-            self.session.steer(message)
-        elif behavior == "followUp":
-            self.session.follow_up(message)
-        else:
-            raise RpcError(
-                'a turn is running: set "streamingBehavior" to "steer" or "followUp" '
-                "(or send steer / follow_up)"
-            )
-        return {"disposition": "queued"}
-
-    async def steer(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        message = _text(command, "message")
-        if not self.session.is_busy:
-            return await self._start(message)
-        self.session.steer(message)
-        return {"disposition": "queued"}
-
-    async def follow_up(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        message = _text(command, "message")
-        if not self.session.is_busy:
-            return await self._start(message)
-        self.session.follow_up(message)
-        return {"disposition": "queued"}
-
-    async def abort(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        self.aborted = True
-        stopped = await self.session.abort()
+    async def wait_for_work(self) -> None:
+        """Until the prompt's work and any job turn have stopped."""
         if self._work is not None and not self._work.done():
             await asyncio.wait({self._work})
         idle = self.session.idle_turn
         if idle is not None and not idle.done():
             await asyncio.wait({idle})
-        return {"aborted": stopped}
 
-    async def clear_queue(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        steering, follow_ups = self.session.inbox.clear()
-        return {"steering": list(steering), "followUp": list(follow_ups)}
-
-    async def new_session(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        self._not_busy("start a new session")
+    async def switch_to(self, opening: Awaitable[AgentSession]) -> None:
+        """Make the session ``opening`` gives the current one; the old one's jobs get no more turns."""
         self.session.hold_job_turns = True
-        self.aborted = True  # the old session's jobs get no more turns
-        self.session = await self.runtime.new_session()
+        self.aborted = True
+        self.session = await opening
         self.aborted = False
+        self.pending_notes = []
         self._watch(self.session)
-        return {"sessionId": self.session.session_id, "cancelled": False}
+        self.apply_settings()
+        self.publish_queue()
 
-    async def get_state(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        session = self.session
-        info = await self.runtime.ports.store.get_session(session.session_id)
-        return {
-            "model": self._model_json(self.runtime.options.model),
-            "thinkingLevel": self.runtime.options.thinking or "off",
-            "isStreaming": session.is_busy,
-            "sessionId": session.session_id,
-            "sessionName": info.name if info is not None else None,
-            "messageCount": len(session.conversation.messages),
-            "pendingMessageCount": len(session.inbox.steering) + len(session.inbox.follow_ups),
-            "isCompacting": self.compacting,
-            "steeringMode": "all",
-            "followUpMode": "one-at-a-time",
-            "sessionFile": None,
-            "autoCompactionEnabled": session.loop.settings.compaction.enabled,
-        }
+    def apply_settings(self) -> None:
+        """The queue modes and automatic compaction chosen, on the current session and its loop."""
+        inbox = self.session.inbox
+        inbox.steering_mode, inbox.follow_up_mode = self.steering_mode, self.follow_up_mode
+        self.session.loop.window.automatic = self.auto_compaction
 
-    async def get_messages(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        messages: list[JsonValue] = [langchain_system(self.session.loop.settings.system)]
-        for message in self.session.conversation.messages:
-            messages.extend(langchain_json(message))
-        return {"messages": messages}
-
-    async def get_native_messages(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        loop = self.session.loop
-        messages: list[JsonValue] = []
-        for message in self.session.conversation.messages:
-            data: dict[str, JsonValue] = {"message": message.model_dump(mode="json")}
-            if message.role == "assistant" and message.usage is not None:
-                data["cost_usd"] = cost(message.usage, loop.costs.prices_for(message.model))
-            messages.append(data)
-        return {"messages": messages}
-
-    async def get_last_assistant_text(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        for message in reversed(self.session.conversation.messages):
-            if message.role == "assistant" and message.text:
-                return {"text": message.text}
-        return {"text": None}
-
-    async def get_session_stats(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        loop, conversation = self.session.loop, self.session.conversation
-        paid = loop.window.session_messages(conversation)
-        stored = await self.runtime.ports.store.checkpoints(self.session.session_id)
-        written, compactions = without_compaction_copies(stored)
-        counts = {"user": 0, "assistant": 0, "tool": 0}
-        calls = results = 0
-        for message in written:
-            counts[message.role] += 1
-            calls += len(message.tool_calls)
-            results += len(message.tool_results)
-        usage = loop.costs.unstored
-        for message in paid:  # the answers paid for, compactions' own included
-            usage = usage + (message.usage or Usage())
-        spent = loop.costs.total_cost(paid, loop.costs.unstored)
-        return {
-            "sessionId": self.session.session_id,
-            "userMessages": counts["user"],
-            "assistantMessages": counts["assistant"],
-            "toolCalls": calls,
-            "toolResults": results,
-            "totalMessages": len(written),
-            "compactions": compactions,
-            "tokens": {**usage_json(usage), "total": usage.total},
-            "costs": {"total": spent, "subagents": loop.costs.usage_cost(loop.costs.unstored)},
-        }
-
-    async def set_session_name(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        name = _text(command, "name").strip()
-        await self.runtime.ports.store.set_name(self.session.session_id, name)
-        return {"name": name}
-
-    async def get_available_models(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        models = await self._list_models()
-        return {"models": [self._model_json(model) for model in models]}
-
-    async def set_model(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        model = _text(command, "modelId").strip()
-        self._not_busy("switch the model")
-        listed = self._endpoint_models
-        if listed is None:
-            try:
-                listed = await self._list_models()
-            except CircleError:
-                listed = []  # an endpoint that lists nothing may still have the model
-        if listed and model not in listed:
-            raise RpcError(f"Model not found: {model} (get_available_models lists the endpoint's)")
-        await self.runtime.switch_model(self.session, model)
-        return self._model_json(model)
-
-    async def set_thinking_level(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        self._not_busy("change the thinking level")
-        try:
-            level = parse_level(_text(command, "level"))
-        except ValueError as exc:
-            raise RpcError(str(exc)) from None
-        sent = self.runtime.switch_thinking(self.session, level)
-        return {"thinkingLevel": level or "off", "sent": sent is not None}
-
-    async def export_html(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        from circle.domain.export import ExportFormat
-
-        from ._transfer import export_file
-
-        given = command.get("outputPath")
-        if given is not None and (not isinstance(given, str) or not given.strip()):
-            raise RpcError('"outputPath" is a path (a string)')
-        workspace = Path(self.runtime.options.workspace)
-        path = workspace / (given or f"{self.session.session_id}.html")
-        html: ExportFormat = "html"
-        await export_file(self.runtime.ports.store, self.session.session_id, path, export_format=html)
-        return {"path": str(path)}
-
-    async def list_jobs(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        found: list[JsonValue] = []
-        for session in self.runtime.sessions:
-            if session.jobs is not None:
-                found.extend(job_json(job, session.session_id) for job in session.jobs.jobs)
-        return {"jobs": found}
-
-    async def stop_job(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        job_id = command.get("jobId", command.get("job_id"))
-        if not isinstance(job_id, str) or not job_id.strip():
-            raise RpcError('stop_job needs "jobId": list_jobs shows them')
-        sessions = [self.session, *(s for s in reversed(self.runtime.sessions) if s is not self.session)]
-        for session in sessions:
-            jobs = session.jobs
-            if jobs is not None and any(job.id == job_id.strip() for job in jobs.jobs):
-                job = await jobs.stop(job_id)
-                self._known_jobs[id(job)] = job.status
-                return {"job": job_json(job, session.session_id)}
-        raise RpcError(f"no background job {job_id!r}: list_jobs shows them")
-
-    async def background(self, command: Mapping[str, JsonValue]) -> JsonValue:
-        jobs = self.session.jobs
-        moved = 0 if jobs is None else await jobs.move_waiting_to_background()
-        return {"moved": moved}
-
-    # helpers ---------------------------------------------------------------------------------
-
-    def _not_busy(self, what: str) -> None:
-        if self.session.is_busy:
+    def not_busy(self, what: str) -> None:
+        if self.session.is_busy or self.compacting:
             raise RpcError(f"a turn is running: {what} when it has ended (or abort it)")
 
-    async def _list_models(self) -> list[str]:
-        from ._setup import probe
 
-        base_url, key = self.endpoint
-        found = await probe(base_url, key or "")
-        self._endpoint_models = list(found.models)
-        return self._endpoint_models
+async def get_state(server: RpcServer, command: Command) -> JsonValue:
+    session = server.session
+    info = await session.conversation.info()
+    return {
+        "model": _rpc_models.model_json(server, server.runtime.options.model),
+        "thinkingLevel": server.runtime.options.thinking or "off",
+        "isStreaming": session.is_busy,
+        "sessionId": session.session_id,
+        "sessionName": info.name if info is not None else None,
+        "messageCount": len(session.conversation.messages),
+        "pendingMessageCount": len(session.inbox.steering) + len(session.inbox.follow_ups),
+        "isCompacting": server.compacting,
+        "steeringMode": server.steering_mode,
+        "followUpMode": server.follow_up_mode,
+        "sessionFile": None,
+        "autoCompactionEnabled": server.auto_compaction and session.loop.window.compactor is not None,
+    }
 
-    def _model_json(self, model: str) -> JsonValue:
-        info: ModelInfo = self.runtime.ports.catalog.lookup(model)
-        protocol = self.runtime.options.protocol
-        prices = info.prices
-        return {
-            "id": model,
-            "name": info.name or model,
-            "api": API_NAMES.get(protocol, protocol),
-            "provider": info.provider or self.encoder.origin.provider(model),
-            "baseUrl": self.endpoint[0] or None,
-            "reasoning": info.reasoning,
-            "input": ["text", "image"] if info.reads_images else ["text"],
-            "contextWindow": info.context_window,
-            "maxTokens": info.max_output or UNKNOWN_OUTPUT_ROOM,
-            "cost": {  # US dollars per million tokens; 0 where the price is unknown, as pi counts it
-                "input": prices.input if prices else 0.0,
-                "output": prices.output if prices else 0.0,
-                "cacheRead": prices.cache_read if prices else 0.0,
-                "cacheWrite": prices.cache_write if prices else 0.0,
-            },
-        }
+
+async def list_jobs(server: RpcServer, command: Command) -> JsonValue:
+    found: list[JsonValue] = []
+    for session in server.runtime.sessions:
+        if session.jobs is not None:
+            found.extend(job_json(job, session.session_id) for job in session.jobs.jobs)
+    return {"jobs": found}
+
+
+async def stop_job(server: RpcServer, command: Command) -> JsonValue:
+    job_id = command.get("jobId", command.get("job_id"))
+    if not isinstance(job_id, str) or not job_id.strip():
+        raise RpcError('stop_job needs "jobId": list_jobs shows them')
+    runtime = server.runtime
+    sessions = [server.session, *(s for s in reversed(runtime.sessions) if s is not server.session)]
+    for session in sessions:
+        jobs = session.jobs
+        if jobs is not None and any(job.id == job_id.strip() for job in jobs.jobs):
+            job = await jobs.stop(job_id)
+            server._known_jobs[id(job)] = job.status
+            return {"job": job_json(job, session.session_id)}
+    raise RpcError(f"no background job {job_id!r}: list_jobs shows them")
+
+
+async def background(server: RpcServer, command: Command) -> JsonValue:
+    jobs = server.session.jobs
+    moved = 0 if jobs is None else await jobs.move_waiting_to_background()
+    return {"moved": moved}
 
 
 def job_json(job: Job, session_id: str) -> dict[str, JsonValue]:
@@ -480,30 +328,30 @@ def job_json(job: Job, session_id: str) -> dict[str, JsonValue]:
     }
 
 
-def _text(command: Mapping[str, JsonValue], key: str) -> str:
-    value = command.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise RpcError(f'"{key}" is required: a non-empty string')
-    return value
+def _answered_by_client(runtime: Runtime, approvals: RpcApprovals) -> None:
+    """Approvals and the model's questions go to the client, file changes with their diff (for
+    the sessions opened from now on)."""
+    from .tui._preview import Previews
 
-
-def _failure(command: str, error: str, ident: JsonValue = None) -> dict[str, JsonValue]:
-    data: dict[str, JsonValue] = {"type": "response", "command": command, "success": False, "error": error}
-    if ident is not None:
-        data["id"] = ident
-    return data
+    previews = Previews(runtime.ports.files, workspace=runtime.options.workspace)
+    runtime.events.subscribe(previews)
+    approvals.previewer = previews.preview
+    runtime.ports.asker = approvals
 
 
 async def run_rpc(opts: RunOptions, *, out: TextIO, err: TextIO) -> int:
     """``circle --mode rpc``: serve commands from stdin until it closes; the exit code."""
     output = Output(out)
+    approvals = RpcApprovals(output, timeout_s=approval_timeout_s(os.environ)) if opts.rpc_approvals else None
     try:
         wait_s = job_wait_s(os.environ)
-        runtime, config = await prepare(opts, err)
+        runtime, config = await prepare(opts, err, person=approvals)
     except CircleError as exc:
         err.write(f"circle: {exc.message}\n")
         output.write({"type": "error", "code": exc.code, "message": exc.message})
         return EXIT_FAILED
+    if approvals is not None:
+        _answered_by_client(runtime, approvals)
     try:
         session = await open_session(runtime, opts)
     except CircleError as exc:
@@ -513,6 +361,7 @@ async def run_rpc(opts: RunOptions, *, out: TextIO, err: TextIO) -> int:
         return EXIT_FAILED
     endpoint = (config.endpoint.base_url, config.endpoint.api_key)
     server = RpcServer(runtime, session, output, job_wait_s=wait_s, endpoint=endpoint)
+    server.approvals = approvals
     loop = asyncio.get_running_loop()
     lines = StdinLines(getattr(sys.stdin, "buffer", None)).start()
 

@@ -1,0 +1,172 @@
+"""RPC commands about sessions: start, switch, fork and clone them, and read what they hold.
+
+Sessions live in SQLite, not in files: where pi takes a session file's path (``switch_session``'s
+``sessionPath``), Circle takes the session's id (a path's file name without its extension is read
+as one, so ``…/<id>.jsonl`` works too); ``fork``'s ``entryId`` is a checkpoint id, as
+``get_fork_messages`` lists them.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import TYPE_CHECKING
+
+from pydantic import JsonValue
+
+from circle.domain.compaction import is_summary, without_compaction_copies
+from circle.domain.messages import Usage
+from circle.domain.pricing import cost
+
+from ._rpc_io import Command, Handler, RpcError, text_field
+from .event_codec import langchain_json, langchain_system, usage_json
+
+if TYPE_CHECKING:
+    from .rpc import RpcServer
+
+
+async def new_session(server: RpcServer, command: Command) -> JsonValue:
+    server.not_busy("start a new session")
+    await server.switch_to(server.runtime.new_session())
+    return {"sessionId": server.session.session_id, "cancelled": False}
+
+
+async def switch_session(server: RpcServer, command: Command) -> JsonValue:
+    given = text_field(command, "sessionPath").strip()
+    server.not_busy("switch sessions")
+    session_id = PurePath(given).stem if "/" in given else given
+    if session_id == server.session.session_id:
+        return {"cancelled": False, "sessionId": session_id}
+    await server.switch_to(server.runtime.open_session(session_id))
+    return {"cancelled": False, "sessionId": session_id}
+
+
+async def get_fork_messages(server: RpcServer, command: Command) -> JsonValue:
+    """The person's messages on the current branch, each with its checkpoint id to fork from."""
+    session = server.session
+    history = await session.conversation.history()
+    found: list[JsonValue] = [
+        {"entryId": checkpoint.id, "text": message.text}
+        for checkpoint in history
+        if (message := checkpoint.message).role == "user" and message.text and not is_summary(message)
+    ]
+    return {"messages": found}
+
+
+async def fork(server: RpcServer, command: Command) -> JsonValue:
+    """A new session holding the conversation before the person's message ``entryId``; its text
+    comes back, to be edited and sent again."""
+    entry = text_field(command, "entryId").strip()
+    server.not_busy("fork the session")
+    session = server.session
+    history = await session.conversation.history()
+    found = next((c for c in history if c.id == entry and c.message.role == "user"), None)
+    if found is None:
+        raise RpcError(f"no message {entry!r} of the person on this branch: get_fork_messages lists them")
+    runtime = server.runtime
+    if found.parent_id is None:  # the first message: nothing comes before it
+        await server.switch_to(runtime.new_session())
+    else:
+        await server.switch_to(runtime.fork_session(session.session_id, at_checkpoint=found.parent_id))
+    return {"text": found.message.text, "cancelled": False, "sessionId": server.session.session_id}
+
+
+async def clone(server: RpcServer, command: Command) -> JsonValue:
+    """A new session holding the whole current branch, to go on from there."""
+    server.not_busy("clone the session")
+    await server.switch_to(server.runtime.fork_session(server.session.session_id))
+    return {"cancelled": False, "sessionId": server.session.session_id}
+
+
+async def get_messages(server: RpcServer, command: Command) -> JsonValue:
+    messages: list[JsonValue] = [langchain_system(server.session.loop.settings.system)]
+    for message in server.session.conversation.messages:
+        messages.extend(langchain_json(message))
+    return {"messages": messages}
+
+
+async def get_native_messages(server: RpcServer, command: Command) -> JsonValue:
+    loop = server.session.loop
+    messages: list[JsonValue] = []
+    for message in server.session.conversation.messages:
+        data: dict[str, JsonValue] = {"message": message.model_dump(mode="json")}
+        if message.role == "assistant" and message.usage is not None:
+            data["cost_usd"] = cost(message.usage, loop.costs.prices_for(message.model))
+        messages.append(data)
+    return {"messages": messages}
+
+
+async def get_last_assistant_text(server: RpcServer, command: Command) -> JsonValue:
+    for message in reversed(server.session.conversation.messages):
+        if message.role == "assistant" and message.text:
+            return {"text": message.text}
+    return {"text": None}
+
+
+async def get_session_stats(server: RpcServer, command: Command) -> JsonValue:
+    session = server.session
+    loop, conversation = session.loop, session.conversation
+    paid = loop.window.session_messages(conversation)
+    stored = await session.conversation.checkpoints()
+    written, compactions = without_compaction_copies(stored)
+    counts = {"user": 0, "assistant": 0, "tool": 0}
+    calls = results = 0
+    for message in written:
+        counts[message.role] += 1
+        calls += len(message.tool_calls)
+        results += len(message.tool_results)
+    usage = loop.costs.unstored
+    for message in paid:  # the answers paid for, compactions' own included
+        usage = usage + (message.usage or Usage())
+    spent = loop.costs.total_cost(paid, loop.costs.unstored)
+    return {
+        "sessionId": session.session_id,
+        "userMessages": counts["user"],
+        "assistantMessages": counts["assistant"],
+        "toolCalls": calls,
+        "toolResults": results,
+        "totalMessages": len(written),
+        "compactions": compactions,
+        "tokens": {**usage_json(usage), "total": usage.total},
+        "costs": {"total": spent, "subagents": loop.costs.usage_cost(loop.costs.unstored)},
+    }
+
+
+async def set_session_name(server: RpcServer, command: Command) -> JsonValue:
+    name = text_field(command, "name").strip()
+    await server.session.conversation.set_name(name)
+    server.out.write({"type": "session_info_changed", "name": name})
+    return {"name": name}
+
+
+async def export_html(server: RpcServer, command: Command) -> JsonValue:
+    from pathlib import Path
+
+    from circle.domain.export import ExportFormat
+
+    from ._transfer import export_file
+
+    given = command.get("outputPath")
+    if given is not None and (not isinstance(given, str) or not given.strip()):
+        raise RpcError('"outputPath" is a path (a string)')
+    runtime = server.runtime
+    path = Path(runtime.options.workspace) / (given or f"{server.session.session_id}.html")
+    html: ExportFormat = "html"
+    await export_file(runtime.ports.store, server.session.session_id, path, export_format=html)
+    return {"path": str(path)}
+
+
+COMMANDS: dict[str, Handler] = {
+    "new_session": new_session,
+    "switch_session": switch_session,
+    "fork": fork,
+    "clone": clone,
+    "get_fork_messages": get_fork_messages,
+    "get_messages": get_messages,
+    "get_native_messages": get_native_messages,
+    "get_last_assistant_text": get_last_assistant_text,
+    "get_session_stats": get_session_stats,
+    "set_session_name": set_session_name,
+    "export_html": export_html,
+}
+
+__all__ = ["COMMANDS"]
