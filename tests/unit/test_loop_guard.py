@@ -111,3 +111,38 @@ def test_only_results_that_say_nothing_was_found_count_as_empty() -> None:
     assert found_nothing(result("(call repaired: argument path → file_path)\nfile not found: a.py"))
     assert not found_nothing(result("src/a.py:3:no matches for this line"))
     assert not found_nothing(result("a.py is empty"))
+
+
+class TailOnly(list[Message]):
+    """A long history that refuses to be read further back than its newest ``tail`` messages."""
+
+    def __init__(self, messages: list[Message], tail: int) -> None:
+        super().__init__(messages)
+        self.oldest_allowed = len(messages) - tail
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, int):
+            position = index if index >= 0 else len(self) + index
+            assert position >= self.oldest_allowed, f"read message {position} of {len(self)}"
+        else:
+            raise AssertionError("sliced the whole history")
+        return super().__getitem__(index)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        raise AssertionError("walked the whole history")
+
+    def __reversed__(self):  # type: ignore[no-untyped-def]
+        for position in range(len(self) - 1, -1, -1):
+            yield self[position]
+
+
+def test_a_long_turn_is_read_only_as_far_back_as_the_newest_runs_go() -> None:
+    turn = Turn()
+    for n in range(300):
+        turn.round(("read_file", {"file_path": f"f{n}.py"}, "1\tprint()"))
+    for _ in range(3):
+        turn.round(("grep", {"pattern": "x"}, "no matches for x"))
+
+    reminder = loop_reminder(TailOnly(turn.messages, tail=10))
+
+    assert reminder is not None and "grep with the same arguments 3 times" in reminder

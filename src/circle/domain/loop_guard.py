@@ -15,7 +15,7 @@ for every request, so it stops once the model does something else.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from .messages import Message, ToolCallPart, ToolResultPart
 
@@ -47,11 +47,21 @@ def found_nothing(result: ToolResultPart) -> bool:
     return first.startswith(NOTHING_FOUND) or second.startswith(NOTHING_FOUND)
 
 
-def _current_turn(messages: Sequence[Message]) -> Sequence[Message]:
+def _calls_newest_first(messages: Sequence[Message]) -> Iterator[tuple[ToolCallPart, ToolResultPart | None]]:
+    """The current turn's calls, newest first, each with its result (None while it has none).
+
+    The history is read backwards and only as far as the caller takes calls, so a check that
+    stops at its first break costs what the newest rounds hold, not the whole turn.
+    """
+    results: dict[str, ToolResultPart] = {}
     for index in range(len(messages) - 1, -1, -1):
-        if messages[index].role == "user":
-            return messages[index + 1 :]
-    return messages
+        message = messages[index]
+        if message.role == "user":
+            return
+        for result in message.tool_results:  # a result comes after its call: seen first here
+            results[result.tool_call_id] = result
+        for call in reversed(message.tool_calls):
+            yield call, results.get(call.id)
 
 
 def _trailing_run(flags: Iterable[bool]) -> int:
@@ -70,20 +80,18 @@ def loop_reminder(
     """The reminder the next request should end with, or None when the turn is going somewhere.
 
     Args:
-        messages: The conversation so far; only the current turn is read.
+        messages: The conversation so far; only the newest calls of the current turn are read.
         repeat_limit: How many identical calls in a row earn a reminder.
         empty_limit: How many results in a row that found nothing earn a reminder.
     """
-    turn = _current_turn(messages)
-    calls = [call for message in turn for call in message.tool_calls]
-    results = {r.tool_call_id: r for message in turn for r in message.tool_results}
     notes = []
-    if calls:
-        newest = calls[-1]
-        last = call_key(newest)
+    newest = next(_calls_newest_first(messages), None)
+    if newest is not None:
+        last_call = newest[0]
+        last = call_key(last_call)
         repeats = _trailing_run(
-            call.name == newest.name and (call.arguments == newest.arguments or call_key(call) == last)
-            for call in reversed(calls)
+            call.name == last_call.name and (call.arguments == last_call.arguments or call_key(call) == last)
+            for call, _ in _calls_newest_first(messages)
         )
         if repeats >= repeat_limit:
             notes.append(
@@ -91,7 +99,7 @@ def loop_reminder(
                 "the result will not change. Change course: try a different approach, or answer "
                 "with what you know."
             )
-    answered = (results[call.id] for call in reversed(calls) if call.id in results)
+    answered = (result for _, result in _calls_newest_first(messages) if result is not None)
     empty = _trailing_run(found_nothing(result) for result in answered)
     if empty >= empty_limit:
         notes.append(
