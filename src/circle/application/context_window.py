@@ -26,7 +26,6 @@ from circle.domain.budget import (
     RequestBudget,
     messages_tokens,
     reported_tokens,
-    request_tokens,
     text_tokens,
     tools_tokens,
 )
@@ -40,6 +39,7 @@ from .conversation import Conversation
 from .events import CompactionEnded, CompactionReason, CompactionStarted
 from .ports.event_sink import EventSink
 from .pruning import RequestPruner
+from .token_tally import TokenTally
 from .tools.compaction import COMPACT_CONVERSATION
 
 log = logging.getLogger("circle.compaction")
@@ -70,6 +70,8 @@ class ContextKeeper:
         self.budget = budget
         self.compactor = compactor
         self.pruner = RequestPruner()
+        self.tally = TokenTally()
+        """Each message's estimate, kept across requests (dropped with the pruner's, at a compaction)."""
         self.retired: list[Message] = []
         self.turn_retired: list[Message] = []
         self.turn_start = 0
@@ -104,7 +106,7 @@ class ContextKeeper:
         """Compact when the request (as it would be sent) passes the budget. True if it did."""
         if self.compactor is None or self._gave_up or not self.automatic:
             return False
-        tokens = max(request_tokens(system, messages, tools), self.reported(conversation) or 0)
+        tokens = max(self.tally.request(system, messages, tools), self.reported(conversation) or 0)
         if not self.budget.over(tokens):
             return False
         fixed = _fixed(system, tools)
@@ -189,6 +191,7 @@ class ContextKeeper:
         self.turn_retired.extend(outcome.retired(self.turn_start))
         self.turn_start = outcome.moved(self.turn_start)
         self.pruner.forget()
+        self.tally.forget()
 
 
 def _fixed(system: str, tools: Sequence[ToolSpec]) -> int:
