@@ -276,6 +276,8 @@ def test_models_and_thinking_can_change_between_turns(cli: Circle, rpc: RpcProce
     assert isinstance(switched["data"]["provider"], str) and isinstance(switched["data"]["maxTokens"], int)
     missing = rpc.request("set_model", modelId="no-such-model")
     assert missing["success"] is False and "Model not found: no-such-model" in missing["error"]
+    misspelt = rpc.request("set_model", modelId="scriptd")
+    assert "did you mean scripted?" in misspelt["error"], "a close name is offered"
     assert rpc.request("set_thinking_level", level="xhigh")["data"]["thinkingLevel"] == "max"
     assert rpc.request("set_thinking_level", level="high")["data"]["thinkingLevel"] == "high"
     cli.gateway.enqueue(chat_text("ok"))

@@ -13,8 +13,9 @@ A :class:`ModelTable` finds a model by the id a person or an endpoint uses, tryi
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -191,6 +192,17 @@ class ModelTable:
         return None
 
 
+def similar_models(name: str, listed: Sequence[str], *, count: int = 3) -> list[str]:
+    """The listed models most like ``name``, best first: those whose id holds it (ignoring case
+    and a ``vendor/`` prefix), then those spelled like it."""
+    wanted = name.strip().lower().rsplit("/", 1)[-1]
+    by_lower = {model.lower(): model for model in listed}
+    holding = [model for low, model in by_lower.items() if wanted and wanted in low]
+    spelled = difflib.get_close_matches(wanted, list(by_lower), n=count, cutoff=0.6)
+    found = dict.fromkeys([*holding, *(by_lower[low] for low in spelled)])
+    return list(found)[:count]
+
+
 def refresh_allowed(env: Mapping[str, str]) -> bool:
     """False when ``CIRCLE_CATALOG_REFRESH`` says the catalog must not go to the network."""
     return env.get(REFRESH_ENV, "").strip().lower() not in ("0", "off", "false", "no")
@@ -207,6 +219,7 @@ __all__ = [
     "find_override",
     "prices",
     "refresh_allowed",
+    "similar_models",
     "strip_date",
     "unknown_model",
     "with_override",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, get_args
 
 from pydantic import JsonValue
 
-from circle.domain.catalog import ModelInfo
+from circle.domain.catalog import ModelInfo, similar_models
 from circle.domain.errors import CircleError
 from circle.domain.thinking import UNKNOWN_OUTPUT_ROOM, ThinkingLevel, parse_level
 
@@ -75,7 +75,9 @@ async def set_model(server: RpcServer, command: Command) -> JsonValue:
     server.not_busy("switch the model")
     listed = await _known_models(server)
     if listed and model not in listed:
-        raise RpcError(f"Model not found: {model} (get_available_models lists the endpoint's)")
+        near = similar_models(model, listed)
+        hint = f"did you mean {', '.join(near)}? " if near else ""
+        raise RpcError(f"Model not found: {model} ({hint}get_available_models lists the endpoint's)")
     await server.runtime.switch_model(server.session, model)
     server.apply_settings()
     return model_json(server, model)

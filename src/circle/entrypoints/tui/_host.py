@@ -273,11 +273,15 @@ class Host:
 
     async def models(self) -> list[str]:
         """The endpoint's models (asked of it), else the one in use."""
+        return await self.listed_models() or [self.model]
+
+    async def listed_models(self) -> list[str]:
+        """The models the endpoint lists (as setup asked it); empty when it lists none or cannot
+        be asked, so a name cannot be checked."""
         try:
-            listed = await self.backend.list_models()
+            return await self.backend.list_models()
         except CircleError:
-            listed = []
-        return listed or [self.model]
+            return []
 
     def set_secret(self, name: str, value: str) -> None:
         secrets = self.runtime.options.secrets.with_values(self.backend.save_secret(name, value).values)

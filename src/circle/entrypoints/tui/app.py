@@ -176,12 +176,11 @@ class CircleApp(App[int]):
         from circle.entrypoints.headless import open_session
 
         if getattr(self.opts, "resume", False):
+            from circle.entrypoints.tui._recent import session_choices
             from circle.entrypoints.tui.screens.picker import PickerScreen
 
             sessions = await runtime.ports.store.list_sessions(workspace=runtime.options.workspace, limit=50)
-            items = [
-                (s.id, f"{s.name or s.title or '(untitled)'}  · {s.message_count} messages") for s in sessions
-            ]
+            items = session_choices(sessions, now=time.time())
             chosen = await self.push_screen_wait(
                 PickerScreen("Resume a session", items, empty="This folder has no sessions yet.")
             )

@@ -6,11 +6,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from circle.domain.catalog import similar_models
 from circle.domain.errors import CircleError
 from circle.domain.secrets import SECRET_NAME
 from circle.entrypoints.tui import _format, _slash
 from circle.entrypoints.tui._desk import SecretRequest
 from circle.entrypoints.tui._host import Host
+from circle.entrypoints.tui._recent import session_choices
 from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 
 if TYPE_CHECKING:
@@ -53,9 +55,15 @@ class SlashCommands:
             self.say(f"/{name}: {exc.strerror or exc}", kind="error")
 
     async def pick(
-        self, title: str, items: list[tuple[str, str]], *, empty: str = "Nothing to pick."
+        self,
+        title: str,
+        items: list[tuple[str, str]],
+        *,
+        empty: str = "Nothing to pick.",
+        current: str | None = None,
     ) -> str | None:
-        return await self.screen.app.push_screen_wait(PickerScreen(title, items, empty=empty))
+        picker = PickerScreen(title, items, empty=empty, current=current)
+        return await self.screen.app.push_screen_wait(picker)
 
     async def show(self, title: str, text: str) -> None:
         await self.screen.app.push_screen_wait(TextScreen(title, text))
@@ -70,21 +78,26 @@ class SlashCommands:
         self.screen.post_message(self.screen.QuitWanted(0))
 
     async def do_models(self, argument: str) -> None:
-        model = argument
+        model, listed = argument.strip(), await self.host.listed_models()
         if not model:
-            models = await self.host.models()
-            items = [(m, f"{'● ' if m == self.host.model else '  '}{m}") for m in models]
-            model = await self.pick("Switch the model", items) or ""
+            models = listed or [self.host.model]
+            items = marked(models, self.host.model)
+            model = await self.pick("Switch the model", items, current=self.host.model) or ""
+        elif listed and model not in listed:
+            self.say(unknown_model(model, listed, current=self.host.model), kind="warning")
+            return
         if model and model != self.host.model:
             await self.host.switch_model(model)
-            self.say(f"Model: {model}")
+            unchecked = "" if listed else " (the endpoint lists no models, so the name was not checked)"
+            self.say(f"Model: {model}{unchecked}")
         self.screen.refresh_footer()
 
     async def do_thinking(self, argument: str) -> None:
         level = argument
         if not level:
             levels = ["off", "minimal", "low", "medium", "high", "max"]
-            level = await self.pick("Thinking level", [(v, v) for v in levels]) or ""
+            now = self.host.thinking or "off"
+            level = await self.pick("Thinking level", marked(levels, now), current=now) or ""
         if level:
             self.say(self.host.switch_thinking(level))
         self.screen.refresh_footer()
@@ -110,12 +123,7 @@ class SlashCommands:
             self.say(f"Resumed session {chosen}")
 
     async def pick_session(self) -> str | None:
-        sessions = await self.host.sessions()
-        items = []
-        for info in sessions:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated_at))
-            title = info.name or info.title or "(untitled)"
-            items.append((info.id, f"{when}  {_format.one_line(title, 60)}  · {info.message_count} messages"))
+        items = session_choices(await self.host.sessions(), now=time.time())
         return await self.pick("Resume a session", items, empty="This folder has no sessions yet.")
 
     async def do_tree(self, argument: str) -> None:
@@ -274,6 +282,23 @@ class SlashCommands:
         for notice in await self.host.reload():
             self.say(notice, kind="warning")
         self.say("Read approvals.json, hooks.json, the instruction files and the skills again.")
+
+
+def unknown_model(model: str, listed: list[str], *, current: str) -> str:
+    """Why ``/models NAME`` switched nothing: the endpoint lists no such model; the ones close to it."""
+    near = similar_models(model, listed)
+    said = " or ".join([", ".join(near[:-1]), near[-1]] if len(near) > 1 else near)
+    hint = f" Did you mean {said}?" if near else ""
+    count = f"{len(listed)} model{'' if len(listed) == 1 else 's'}"
+    return (
+        f"The endpoint lists no model {_format.one_line(model, 80)!r}, so the model stays {current}.{hint} "
+        f"/models picks from its {count}."
+    )
+
+
+def marked(choices: list[str], current: str) -> list[tuple[str, str]]:
+    """Picker items with the one in use marked ``●``."""
+    return [(choice, f"{'● ' if choice == current else '  '}{choice}") for choice in choices]
 
 
 __all__ = ["SlashCommands"]

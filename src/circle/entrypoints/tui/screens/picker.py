@@ -14,15 +14,24 @@ from textual.widgets.option_list import Option
 
 
 class PickerScreen(ModalScreen[str | None]):
-    """Shows ``items`` (id, label); enter picks the highlighted one, esc picks none."""
+    """Shows ``items`` (id, label); enter picks the highlighted one, esc picks none. The item whose
+    id is ``current`` (the model or level in use) is highlighted first."""
 
     CSS_PATH = Path(__file__).with_name("picker.tcss")
 
-    def __init__(self, title: str, items: list[tuple[str, str]], *, empty: str = "Nothing to pick.") -> None:
+    def __init__(
+        self,
+        title: str,
+        items: list[tuple[str, str]],
+        *,
+        empty: str = "Nothing to pick.",
+        current: str | None = None,
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.items = items
         self.empty = empty
+        self.current = current
         self.shown: list[tuple[str, str]] = list(items)
 
     def compose(self) -> ComposeResult:
@@ -43,7 +52,8 @@ class PickerScreen(ModalScreen[str | None]):
         options.clear_options()
         if self.shown:
             options.add_options([Option(Content(label)) for _, label in self.shown])
-            options.highlighted = 0
+            ids = [item_id for item_id, _ in self.shown]
+            options.highlighted = ids.index(self.current) if self.current in ids else 0
         else:
             options.add_option(Option(self.empty, disabled=True))
 
