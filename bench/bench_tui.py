@@ -1,32 +1,42 @@
-"""How soon the full-screen interface paints, and how soon RPC mode answers its first command.
+"""How the full-screen interface paints, streams, answers keys, resumes a long session, and its memory.
 
-Not a test: run it by hand, `.venv/bin/python bench/bench_tui.py [--runs 5]`. Each figure is the
-median wall time of the runs after one warm-up, with its ratio to a baseline measured in the same run:
+Not a test: run it by hand, `.venv/bin/python bench/bench_tui.py [--runs 5] [--stream-s 12]`. The
+real ``circle`` runs in a pseudo-terminal (140x45) read through a pyte screen (bench/_pty_screen.py),
+against a scripted loopback gateway; the folder is trusted beforehand. Figures are medians, each
+with a baseline measured in the same run:
 
-- ``circle`` in a pseudo-terminal (120x40), from the spawn until its first screen ("Starting
-  Circle…") and until the session screen's footer (which names the model) are on the terminal,
-  against a bare Textual app that paints one line;
-- ``circle --mode rpc``, from the spawn until the response to ``get_state``, against
-  ``python -c "import json"`` answering a line.
-
-The endpoint is a scripted loopback gateway (TCP_NODELAY); the folder is trusted beforehand.
+- first paint ("Starting Circle…") and ready (the footer names the model), from the spawn, against a
+  bare Textual app that paints one line; ``circle --mode rpc`` answering ``get_state`` against
+  ``python -c "import json"`` answering a line;
+- terminal bytes per KB of streamed answer: a long Markdown answer streamed in small deltas over
+  ``--stream-s`` seconds (by default 3.6 KB in 12 s, a model's pace), in a terminal that answers
+  DECRQM for synchronized output (mode 2026) and in one that does not;
+- key latency: from a key written to the pty until the screen shows it, while idle (the baseline),
+  while that answer streams, and during the first message with the anthropic protocol (the SDK loads);
+- resume: ``circle --session ID`` of a stored 10,000-message session until its last message and
+  the footer are on the screen, against a new session's ready time;
+- peak RSS of the interface (ru_maxrss) after the stream and after the resume.
 """
 
 from __future__ import annotations
 
 import argparse
-import fcntl
+import asyncio
+import dataclasses
 import os
-import pty
-import select
+import random
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+from _pty_screen import PtyScreen
+
+from circle._testing.gateway import GatewayResponse, RecordedRequest, ScriptedGateway, chat_text
+from circle._testing.wire_scripts import anthropic_answer
 
 PY = sys.executable
 CIRCLE = str(Path(PY).parent / "circle")
@@ -39,35 +49,60 @@ class Bare(App):
 Bare().run()
 """
 ECHO_JSON = "import json, sys\nfor line in sys.stdin:\n    print(json.dumps(json.loads(line)), flush=True)\n"
+KEYS = "ZQXJKVWYBGMPFHDLNRTSCUOIAE"
+"""Typed during the measures: upper case, which the scripted answer never has."""
+WORDS = [
+    "the",
+    "view",
+    "follows",
+    "its",
+    "end",
+    "while",
+    "a",
+    "long",
+    "answer",
+    "streams",
+    "in",
+    "small",
+    "pieces",
+    "as",
+    "a",
+    "model",
+    "writes",
+]
+LAST = "that was the whole answer"
+READY = "bench-model"
 
 
-def paint_time(argv: list[str], *, env: dict[str, str], cwd: Path, marker: bytes) -> float:
-    """Seconds from the spawn until ``marker`` has been written to the terminal."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the program in a 120x40 terminal
-        os.chdir(cwd)
-        os.execve(argv[0], argv, env)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    start = time.perf_counter()
-    seen = b""
+def long_answer(size: int) -> str:
+    """Markdown of about ``size`` characters, lower case: paragraphs, a list, ending with ``LAST``."""
+    rng = random.Random(7)
+    parts: list[str] = []
+    while sum(map(len, parts)) < size - 200:
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(25, 45)))
+        parts.append(f"- {words}" if len(parts) % 4 == 3 else words)
+    return "\n\n".join([*parts, LAST + "."])
+
+
+class Script:
+    """The gateway's answers: the long answer in paced deltas, or a short anthropic one."""
+
+    def __init__(self, text: str, *, seconds: float) -> None:
+        pieces = max(1, len(text) // 6)
+        self.stream = dataclasses.replace(chat_text(text, pieces=pieces), interval_s=seconds / pieces)
+        self.short = anthropic_answer(f"short answer. {LAST}.")
+
+    def __call__(self, request: RecordedRequest) -> GatewayResponse:
+        return self.short if request.path.endswith("/messages") else self.stream
+
+
+def paint_time(argv: list[str], *, env: dict[str, str], cwd: Path, marker: str) -> float:
+    """Seconds from the spawn until ``marker`` is on the screen."""
+    term = PtyScreen(argv, env=env, cwd=cwd)
     try:
-        while marker not in seen.replace(b"\x1b[", b""):
-            if time.perf_counter() - start > 30:
-                raise SystemExit(f"no paint within 30 s: {seen[-400:]!r}")
-            ready, _, _ = select.select([fd], [], [], 0.05)
-            if ready:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                seen += chunk
-                if b"\x1b[6n" in chunk or b"\x1b]11;?" in chunk:  # answer terminal queries at once
-                    os.write(fd, b"\x1b[1;1R\x1b]11;rgb:0000/0000/0000\x07")
-        return time.perf_counter() - start
+        return term.until(lambda text: marker in text, what=marker) - term.start
     finally:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        os.close(fd)
+        term.close()
 
 
 def rpc_time(argv: list[str], *, env: dict[str, str], cwd: Path) -> float:
@@ -87,31 +122,130 @@ def rpc_time(argv: list[str], *, env: dict[str, str], cwd: Path) -> float:
     return took
 
 
-def median(runs: int, measure: object) -> float:
-    assert callable(measure)
+def median(runs: int, measure: Callable[[], float]) -> float:
     measure()
     return statistics.median(measure() for _ in range(runs))
+
+
+def keys(term: PtyScreen, count: int, *, until: Callable[[str], bool] | None = None) -> list[float]:
+    """Type ``count`` keys one by one (or until ``until`` holds), each once the last showed; their
+    latencies (the first, which may match other text, left out); then delete them again."""
+    typed, took = "", []
+    for key in KEYS[:count]:
+        if until is not None and until(term.text()):
+            break
+        typed += key
+        took.append(term.key_latency(key, typed=typed))
+        term.pump(random.uniform(0.02, 0.06))
+    term.send(b"\x7f" * len(typed))
+    return took[1:]
+
+
+def stream(env: dict[str, str], work: Path, *, sync: bool, typing: bool) -> dict[str, float]:
+    """One long answer streamed into a fresh session: bytes written, key latencies, peak RSS."""
+    term = PtyScreen([CIRCLE], env=env, cwd=work, sync=sync)
+    try:
+        term.until(lambda text: READY in text, what="the footer")
+        term.settle()
+        idle = keys(term, 12) if typing else []
+        term.settle()
+        term.send(b"tell me a long story")
+        term.until(lambda text: "long story" in text)
+        term.settle()
+        before, frames, start = term.bytes, term.frames, term.send(b"\r")
+        done = lambda text: LAST in text  # noqa: E731
+        busy = keys(term, len(KEYS), until=done) if typing else []
+        term.until(done, what="the end of the answer")
+        term.settle(0.5)
+        took = time.perf_counter() - start
+        written, frames = term.bytes - before, term.frames - frames
+    finally:
+        rss = term.close()
+    return {"bytes": written, "frames": frames, "seconds": took, "rss": rss / 1024, **_lat(idle, busy)}
+
+
+def _lat(idle: list[float], busy: list[float]) -> dict[str, float]:
+    got = {}
+    if idle:
+        got["idle"] = statistics.median(idle)
+    if busy:
+        got["busy"], got["busy_max"] = statistics.median(busy), max(busy)
+    return got
+
+
+def first_anthropic(env: dict[str, str], work: Path) -> dict[str, float]:
+    """Keys typed from the first anthropic message until its answer shows (the SDK loads meanwhile)."""
+    term = PtyScreen([CIRCLE], env={**env, "CIRCLE_PROTOCOL": "anthropic"}, cwd=work)
+    try:
+        term.until(lambda text: READY in text, what="the footer")
+        term.settle()
+        term.send(b"hello")
+        term.until(lambda text: "hello" in text)
+        term.send(b"\r")
+        took = keys(term, len(KEYS), until=lambda text: LAST in text)
+        term.until(lambda text: LAST in text, what="the anthropic answer")
+    finally:
+        term.close()
+    return {"median": statistics.median(took), "max": max(took), "count": len(took)}
+
+
+def make_session(home: Path, work: Path, count: int) -> str:
+    """A stored session of ``count`` messages (person and answer in turn) in ``work``; its id."""
+    from circle.adapters.storage.sqlite_store import SqliteSessionStore
+    from circle.domain.messages import Message, TextPart
+
+    async def fill() -> str:
+        store = SqliteSessionStore(home / "circle.sqlite")
+        info = await store.create_session(workspace=str(work.resolve()), title="long")
+        for index in range(count):
+            if index % 2 == 0:
+                message = Message.user(f"question {index}")
+            else:
+                text = f"answer {index}: " + " ".join(WORDS[: 5 + index % 10])
+                message = Message(role="assistant", parts=(TextPart(text=text),))
+            await store.append(info.id, message)
+        await store.aclose()
+        return info.id
+
+    return asyncio.run(fill())
+
+
+def resume_time(env: dict[str, str], work: Path, session: str, last: str) -> tuple[float, float]:
+    """Seconds until the session's last message and the footer show; the peak RSS in MiB."""
+    term = PtyScreen([CIRCLE, "--session", session], env=env, cwd=work)
+    try:
+        took = term.until(lambda text: last in text and READY in text, what=last) - term.start
+    finally:
+        rss = term.close()
+    return took, rss / 1024
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--stream-s", type=float, default=12, help="seconds the long answer streams")
+    parser.add_argument("--stream-kb", type=float, default=3.6, help="the long answer's size in KB")
+    parser.add_argument("--messages", type=int, default=10_000, help="the resumed session's length")
     args = parser.parse_args()
     root = Path(__file__).resolve().parents[1]  # bytecode for the editable install, as bench_cli does
     subprocess.run([PY, "-m", "compileall", "-q", str(root / "src" / "circle")], check=True)
-    gateway = subprocess.Popen([PY, "-m", "circle._testing.gateway", "--rounds", "0"], stdout=subprocess.PIPE)
-    assert gateway.stdout is not None
-    url = gateway.stdout.readline().decode().strip()
+    text = long_answer(int(args.stream_kb * 1024))
+    gateway = ScriptedGateway(fallback=Script(text, seconds=args.stream_s), record=False)
+    url = gateway.start()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             home, work = Path(tmp, "home"), Path(tmp, "work")
             work.mkdir()
             env = {
-                **{k: v for k, v in os.environ.items() if not k.startswith(("CIRCLE_", "OPENAI_"))},
+                **{
+                    k: v
+                    for k, v in os.environ.items()
+                    if not k.startswith(("CIRCLE_", "OPENAI_", "ANTHROPIC_"))
+                },
                 "CIRCLE_HOME": str(home),
                 "CIRCLE_BASE_URL": url,
                 "CIRCLE_API_KEY": "k",
-                "CIRCLE_MODEL": "bench-model",
+                "CIRCLE_MODEL": READY,
                 "CIRCLE_CATALOG_REFRESH": "0",
                 "TERM": "xterm-256color",
                 "CIRCLE_THEME": "dark",
@@ -121,18 +255,87 @@ def main() -> None:
             bare.write_text(BARE_APP)
             echo = Path(tmp, "echo.py")
             echo.write_text(ECHO_JSON)
-            first = median(args.runs, lambda: paint_time([CIRCLE], env=env, cwd=work, marker=b"Starting"))
-            tui = median(args.runs, lambda: paint_time([CIRCLE], env=env, cwd=work, marker=b"bench-model"))
-            base = median(args.runs, lambda: paint_time([PY, str(bare)], env=env, cwd=work, marker=b"ready"))
-            rpc = median(args.runs, lambda: rpc_time([CIRCLE, "--mode", "rpc"], env=env, cwd=work))
-            floor = median(args.runs, lambda: rpc_time([PY, str(echo)], env=env, cwd=work))
+            paint = _paint(args.runs, env, work, bare, echo)
+            streams = {sync: stream(env, work, sync=sync, typing=False) for sync in (True, False)}
+            typed = stream(env, work, sync=True, typing=True)
+            anthropic = first_anthropic(env, work)
+            session = make_session(home, work, args.messages)
+            last = (
+                f"answer {args.messages - 1}:" if args.messages % 2 == 0 else f"question {args.messages - 1}"
+            )
+            resumes = [resume_time(env, work, session, last) for _ in range(max(1, args.runs // 2) + 1)][1:]
     finally:
-        gateway.kill()
-    print(f"{'measure':<40} {'median s':>9} {'baseline s':>11} {'ratio':>6}")
-    print(f"{'TUI first paint':<40} {first:9.3f} {base:11.3f} {first / base:6.2f}  (bare Textual app)")
-    print(f"{'TUI ready (footer with the model shown)':<40} {tui:9.3f} {base:11.3f} {tui / base:6.2f}")
-    rpc_line = f"{'RPC: first response (get_state)':<40} {rpc:9.3f} {floor:11.3f} {rpc / floor:6.2f}"
-    print(f"{rpc_line}  (python echo)")
+        gateway.stop()
+    _report(paint, streams, typed, anthropic, resumes, kb=len(text.encode()) / 1024, messages=args.messages)
+
+
+def _paint(runs: int, env: dict[str, str], work: Path, bare: Path, echo: Path) -> dict[str, float]:
+    return {
+        "first": median(runs, lambda: paint_time([CIRCLE], env=env, cwd=work, marker="Starting")),
+        "ready": median(runs, lambda: paint_time([CIRCLE], env=env, cwd=work, marker=READY)),
+        "bare": median(runs, lambda: paint_time([PY, str(bare)], env=env, cwd=work, marker="ready")),
+        "rpc": median(runs, lambda: rpc_time([CIRCLE, "--mode", "rpc"], env=env, cwd=work)),
+        "echo": median(runs, lambda: rpc_time([PY, str(echo)], env=env, cwd=work)),
+    }
+
+
+def _report(
+    paint: dict[str, float],
+    streams: dict[bool, dict[str, float]],
+    typed: dict[str, float],
+    anthropic: dict[str, float],
+    resumes: list[tuple[float, float]],
+    *,
+    kb: float,
+    messages: int,
+) -> None:
+    def row(name: str, value: float, base: float, unit: str, note: str = "") -> None:
+        ratio = f"{value / base:6.2f}" if base else "     -"
+        print(f"{name:<48} {value:10.3f} {base:10.3f} {ratio}  {unit}{'  ' + note if note else ''}")
+
+    print(f"{'measure':<48} {'median':>10} {'baseline':>10} {'ratio':>6}")
+    row("TUI first paint", paint["first"], paint["bare"], "s", "(bare Textual app)")
+    row("TUI ready (footer with the model shown)", paint["ready"], paint["bare"], "s")
+    row("RPC: first response (get_state)", paint["rpc"], paint["echo"], "s", "(python echo)")
+    synced, plain = streams[True], streams[False]
+    row(
+        f"stream {kb:.1f} KB: terminal bytes per KB, mode 2026",
+        synced["bytes"] / kb,
+        0,
+        "B/KB",
+        f"({synced['bytes'] / 1024:.0f} KB in {synced['seconds']:.1f} s, {synced['frames']:.0f} frames)",
+    )
+    row(
+        "stream: terminal bytes per KB, no mode 2026",
+        plain["bytes"] / kb,
+        0,
+        "B/KB",
+        f"({plain['bytes'] / 1024:.0f} KB)",
+    )
+    row(
+        "key latency while the answer streams",
+        typed["busy"] * 1000,
+        typed["idle"] * 1000,
+        "ms",
+        f"(idle baseline; max {typed['busy_max'] * 1000:.0f} ms)",
+    )
+    row(
+        "key latency, first anthropic message (SDK loads)",
+        anthropic["median"] * 1000,
+        typed["idle"] * 1000,
+        "ms",
+        f"(max {anthropic['max'] * 1000:.0f} ms over {anthropic['count']:.0f} keys)",
+    )
+    took = statistics.median(r[0] for r in resumes)
+    row(f"resume a {messages:,}-message session: usable", took, paint["ready"], "s", "(new session ready)")
+    rss = max(streams[True]["rss"], typed["rss"], *(r[1] for r in resumes))
+    row(
+        "peak RSS of the interface (stream, resume)",
+        rss,
+        0,
+        "MiB",
+        f"(stream {typed['rss']:.0f}, resume {max(r[1] for r in resumes):.0f})",
+    )
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ class GatewayResponse:
         stall_s: seconds of silence after ``stall_after`` chunks (a stalled stream).
         drop_after_bytes: with ``chunks``, close the connection abruptly once this many bytes of
             the body went out, cutting a chunk if need be (a connection dropped mid-answer).
+        interval_s: with ``chunks``, seconds between one chunk and the next (a paced stream).
     """
 
     status: int
@@ -63,6 +64,7 @@ class GatewayResponse:
     stall_after: int | None = None
     stall_s: float = 0
     drop_after_bytes: int | None = None
+    interval_s: float = 0
 
 
 _MODELS = GatewayResponse(200, _JSON_HEADERS, json.dumps({"object": "list", "data": [_MODEL]}).encode())
@@ -254,6 +256,8 @@ class _Handler(BaseHTTPRequestHandler):
         for index, chunk in enumerate(response.chunks):
             if index == response.stall_after:
                 time.sleep(response.stall_s)
+            elif index and response.interval_s:
+                time.sleep(response.interval_s)
             if budget is not None:
                 chunk, budget = chunk[:budget], budget - len(chunk[:budget])
             if chunk:
@@ -315,10 +319,14 @@ def _pieces(text: str, count: int = 3) -> list[str]:
 
 
 def _stream(
-    model: str, text: str, calls: list[tuple[str, str, dict[str, Any]]], usage: tuple[int, int]
+    model: str,
+    text: str,
+    calls: list[tuple[str, str, dict[str, Any]]],
+    usage: tuple[int, int],
+    pieces: int = 3,
 ) -> GatewayResponse:
     chunks = [_chunk(model, {"role": "assistant", "content": "" if text or not calls else None})]
-    chunks += [_chunk(model, {"content": piece}) for piece in _pieces(text)]
+    chunks += [_chunk(model, {"content": piece}) for piece in _pieces(text, pieces)]
     for index, (call_id, name, args) in enumerate(calls):
         function = {"name": name, "arguments": ""}
         start = {"index": index, "id": call_id, "type": "function", "function": function}
@@ -332,9 +340,11 @@ def _stream(
     return GatewayResponse(200, dict(_SSE_HEADERS), b"", chunks)
 
 
-def chat_text(text: str, *, usage: tuple[int, int] = (10, 5), model: str = "scripted") -> GatewayResponse:
-    """A streamed Chat Completions answer of plain text, with a final usage chunk."""
-    return _stream(model, text, [], usage)
+def chat_text(
+    text: str, *, usage: tuple[int, int] = (10, 5), model: str = "scripted", pieces: int = 3
+) -> GatewayResponse:
+    """A streamed Chat Completions answer of plain text in ``pieces`` deltas, with a final usage chunk."""
+    return _stream(model, text, [], usage, pieces)
 
 
 def chat_tool_calls(

@@ -29,7 +29,12 @@ def run_tui(opts: RunOptions) -> int:
 
         return LiveBackend(opts, env)
 
-    app = CircleApp(None, opts, make_backend=make_backend, theme=terminal_theme(env))
+    driver = None
+    if sys.platform != "win32" and env.get("CIRCLE_SCREEN_DIFF", "1") != "0":
+        from circle.entrypoints.tui._driver import DiffingDriver
+
+        driver = DiffingDriver
+    app = CircleApp(None, opts, make_backend=make_backend, theme=terminal_theme(env), driver_class=driver)
     try:
         app.run()
     except KeyboardInterrupt:

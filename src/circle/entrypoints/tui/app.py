@@ -14,12 +14,14 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
+from textual.driver import Driver
 from textual.widgets import Static
 
 from circle.entrypoints.tui._desk import Desk
 from circle.entrypoints.tui._history import InputHistory
+from circle.entrypoints.tui._screen_diff import ScreenDiff
 
 if TYPE_CHECKING:
     from circle.application.ports.approver import ApprovalRequest
@@ -69,8 +71,9 @@ class CircleApp(App[int]):
         clock: Callable[[], float] = time.monotonic,
         theme: str = "textual-dark",
         history: InputHistory | None = None,
+        driver_class: type[Driver] | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(driver_class=driver_class)
         self._backend = backend
         self._make_backend = make_backend
         self.opts = opts
@@ -88,7 +91,13 @@ class CircleApp(App[int]):
     def compose(self) -> ComposeResult:
         yield Static("Starting Circle…", id="starting")
 
+    def on_resize(self, event: events.Resize) -> None:
+        if isinstance(diff := getattr(self._driver, "diff", None), ScreenDiff):
+            diff.forget(columns=event.size.width)  # the terminal may have moved what it showed
+
     def on_mount(self) -> None:
+        if isinstance(diff := getattr(self._driver, "diff", None), ScreenDiff):
+            diff.forget(columns=self.size.width)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal: stop the turn, record, leave
             with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -176,11 +185,12 @@ class CircleApp(App[int]):
         from circle.entrypoints.headless import open_session
 
         if getattr(self.opts, "resume", False):
-            from circle.entrypoints.tui._recent import session_choices
             from circle.entrypoints.tui.screens.picker import PickerScreen
 
             sessions = await runtime.ports.store.list_sessions(workspace=runtime.options.workspace, limit=50)
-            items = session_choices(sessions, now=time.time())
+            items = [
+                (s.id, f"{s.name or s.title or '(untitled)'}  · {s.message_count} messages") for s in sessions
+            ]
             chosen = await self.push_screen_wait(
                 PickerScreen("Resume a session", items, empty="This folder has no sessions yet.")
             )

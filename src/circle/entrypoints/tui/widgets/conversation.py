@@ -12,8 +12,11 @@ from pydantic import JsonValue
 from rich.text import Text
 from textual import message as ui
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from circle.application.events import (
@@ -32,9 +35,11 @@ from circle.application.events import (
 from circle.domain.display import command_lines, escape_for_display, more_lines
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from circle.entrypoints.tui._format import clip, edit_preview, tool_title
+from circle.entrypoints.tui.widgets.earlier import PIN_S, TAIL, Earlier, tail_start
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 
 OUTPUT_LINES = 12
+DRAWS_PER_S = 15
 DIFF_LINES = 40
 FILE_TOOLS = frozenset({"write_file", "edit_file", "apply_patch", "delete"})
 
@@ -106,30 +111,46 @@ class TurnLine(Static):
 
 
 class Answer(ChatMarkdown):
-    """An answer as it streams: the text so far, redrawn at most every few frames."""
+    """An answer as it streams: the text so far, drawn at most :data:`DRAWS_PER_S` times a second.
+
+    Each draw adds the new text to the last Markdown block (the blocks above are neither parsed
+    nor drawn again), so the terminal gets only the rows that changed.
+    """
 
     def __init__(self) -> None:
         super().__init__("", classes="answer")
         self.text = ""
-        self._dirty = False
+        self._shown: str | None = None
+        self._drawing: AwaitComplete | None = None
+        self._timer: Timer | None = None
 
     def on_mount(self) -> None:
-        self.set_interval(1 / 15, self._flush)
-        self._flush()
+        self.call_after_refresh(self._flush)  # mounted once the mount handlers have run
 
     def add(self, delta: str) -> None:
         self.text += delta
-        self._dirty = True
+        if self._timer is None and self.is_mounted:
+            self._timer = self.set_interval(1 / DRAWS_PER_S, self._flush)
 
     def finish(self, text: str) -> None:
         self.text = text
-        self._dirty = True
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
         self._flush()
 
     def _flush(self) -> None:
-        if self._dirty and self.is_mounted:
-            self._dirty = False
-            self.show(self.text)
+        if not self.is_mounted or self.text == self._shown:
+            return
+        if self._drawing is not None and not self._drawing.is_done:
+            if self._timer is None:  # finished while a draw was under way: draw the rest after it
+                self.call_after_refresh(self._flush)
+            return
+        shown, self._shown = self._shown, self.text
+        if shown and self.text.startswith(shown):
+            self._drawing = self.append(escape_for_display(self.text[len(shown) :]))
+        else:
+            self._drawing = self.update(escape_for_display(self.text))
 
 
 class Thinking(Collapsible):
@@ -263,6 +284,12 @@ class ConversationView(VerticalScroll):
         self.compacting: Notice | None = None
         self.differ: Differ | None = None
         self.unseen = False
+        self.steering: list[str] = []
+        self.earlier: Earlier | None = None
+        """The first row while a resumed session's earlier messages wait to be drawn."""
+        self._pinned: tuple[Widget, float] | None = None
+        """While earlier rows are drawn above: the row read, and how far below the view's top."""
+
 
     @property
     def following(self) -> bool:
@@ -278,8 +305,14 @@ class ConversationView(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if self.unseen and self.following:
             self._set_unseen(False)
+        if new_value <= 0 and self.earlier is not None:
+            self._draw_earlier()
 
     def watch_virtual_size(self, old: Size, new: Size) -> None:
+        if self._pinned is not None:  # rows drawn above, growing as they draw: the place read stays
+            row, below = self._pinned
+            self.scroll_to(y=row.virtual_region.y - below, animate=False, immediate=True)
+            return
         if not self.following:
             if new.height > old.height and self.max_scroll_y > self.scroll_y:
                 self._set_unseen(True)
@@ -394,27 +427,70 @@ class ConversationView(VerticalScroll):
         self.answer = self.thinking = None
 
     def replay(self, messages: list[Message]) -> None:
-        """Draw a stored conversation: what a resumed session said before."""
+        """Draw a stored conversation: what a resumed session said before. A long one draws its
+        last turns; the earlier ones wait in :attr:`earlier` until the view reaches the top."""
+        if self.earlier is not None:
+            self.earlier.remove()
+            self.earlier = None
+        start = tail_start(messages, keep=TAIL)
+        if start:
+            self.earlier = Earlier(messages[:start])
+            self.add(self.earlier)
+        for row in self._rows(messages[start:]):
+            self.add(row)
+        self.settle()
+        if self.earlier is not None:
+            self.call_after_refresh(self._fill)
+
+    def _fill(self) -> None:
+        """Earlier messages drawn while the rows shown do not fill the view (it cannot scroll up)."""
+        if self.earlier is not None and self.max_scroll_y <= 0 and self.container_size.height > 0:
+            self._draw_earlier()
+            self.call_after_refresh(self._fill)
+
+    def _draw_earlier(self) -> None:
+        assert self.earlier is not None
+        rows = self._rows(self.earlier.take())
+        for row in rows:
+            if isinstance(row, ToolRow):
+                row.stop()  # a call the batch never saw end
+        if rows:
+            read = next((row for row in self.children if row is not self.earlier), None)
+            if read is not None and self.max_scroll_y > 0:
+                self._pinned = (read, read.virtual_region.y - self.scroll_y)
+                self.set_timer(PIN_S, self._unpin)
+            self.mount_all(rows, after=self.earlier)
+        if not self.earlier.waiting:
+            self.earlier.remove()
+            self.earlier = None
+
+    def _unpin(self) -> None:
+        self._pinned = None
+
+    def _rows(self, messages: list[Message]) -> list[Static | Vertical | Markdown | Collapsible]:
+        """The rows that draw stored ``messages``, not yet mounted."""
+        rows: list[Static | Vertical | Markdown | Collapsible] = []
+        add = rows.append
         for message in messages:
             if message.role == "user":
-                self.add(UserRow(message.text))
+                add(UserRow(message.text))
                 continue
             for part in message.parts:
                 if isinstance(part, ThinkingPart) and part.text:
                     block = Thinking(part.text)
                     block.finish()
-                    self.add(block)
+                    add(block)
                 elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
                     answer = Answer()
-                    self.add(answer)
+                    add(answer)
                     answer.finish(part.text)
                 elif isinstance(part, ToolCallPart):
                     row = ToolRow(part.id, part.name, part.parsed_arguments() or {})
                     self.tools[part.id] = row
-                    self.add(row)
+                    add(row)
                 elif isinstance(part, ToolResultPart) and (done := self.tools.get(part.tool_call_id)):
                     done.end(part.text, is_error=part.is_error)
-        self.settle()
+        return rows
 
 
 _NOTHING = "nothing to compact"

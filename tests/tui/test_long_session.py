@@ -1,0 +1,72 @@
+"""A long resumed session draws its last turns only; the earlier ones are drawn as the person
+scrolls up to them, and the place read stays where it was."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from circle.domain.messages import Message, TextPart
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.screens.main import MainScreen
+from circle.entrypoints.tui.widgets.conversation import UserRow
+from circle.entrypoints.tui.widgets.earlier import BATCH, TAIL
+
+from .conftest import SIZE, WORKSPACE, FakeBackend, main_screen, screen_lines, until
+
+COUNT = 3_000
+
+
+async def stored_session(backend: FakeBackend, count: int) -> str:
+    info = await backend.store.create_session(workspace=WORKSPACE, title="long")
+    for index in range(count):
+        if index % 2 == 0:
+            message = Message.user(f"question {index}")
+        else:
+            message = Message(role="assistant", parts=(TextPart(text=f"answer {index}"),))
+        await backend.store.append(info.id, message)
+    return info.id
+
+
+def rows(screen: MainScreen) -> int:
+    return len(screen.conversation.children)
+
+
+async def test_a_long_session_resumes_with_its_last_turns_drawn(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    session = await stored_session(backend, COUNT)
+    app = make_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await until(pilot, lambda: any(f"answer {COUNT - 1}" in line for line in screen_lines(app)))
+        assert rows(screen) <= TAIL + 2
+        earlier = screen.conversation.earlier
+        assert earlier is not None and len(earlier.waiting) == COUNT - TAIL
+        assert f"{COUNT - TAIL:,} earlier messages" in str(earlier.render())
+
+
+async def test_scrolling_to_the_top_draws_earlier_turns_and_keeps_the_place(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    count = TAIL + 3 * BATCH
+    session = await stored_session(backend, count)
+    app = make_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        view = screen.conversation
+        await until(pilot, lambda: any(f"answer {count - 1}" in line for line in screen_lines(app)))
+        await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y >= view.max_scroll_y)
+        first = view.query(UserRow).first()
+        view.scroll_home(animate=False)
+        await until(pilot, lambda: rows(screen) > TAIL + BATCH // 2)
+        await until(pilot, lambda: view.scroll_y > 0)
+        await pilot.pause()
+        assert view.scroll_y <= first.virtual_region.y <= view.scroll_y + view.size.height
+        assert any(f"question {count - TAIL}" in line for line in screen_lines(app))
+        while view.earlier is not None:  # every earlier message, batch by batch
+            view.scroll_home(animate=False)
+            waiting = len(view.earlier.waiting)
+            await until(pilot, lambda w=waiting: view.earlier is None or len(view.earlier.waiting) < w)
+        assert len(view.query(UserRow)) == count // 2

@@ -1,0 +1,78 @@
+"""Frames filtered by ScreenDiff leave the terminal showing what the whole frames would: a pyte
+screen fed Textual's own frames of a streaming conversation, and one fed the filtered ones."""
+
+from __future__ import annotations
+
+import pyte
+
+from circle.entrypoints.tui._screen_diff import ScreenDiff
+
+COLUMNS, ROWS = 40, 12
+
+
+def frame(lines: dict[int, str], *, cursor: tuple[int, int] = (0, ROWS - 1)) -> str:
+    """A frame as Textual writes one: each row moved to, styled, padded to the width."""
+    out = [f"\x1b[{y + 1};1H\x1b[38;5;253;48;5;233m{text.ljust(COLUMNS)}\x1b[0m" for y, text in lines.items()]
+    return "\r\n".join(out) + f"\x1b[{cursor[1] + 1};{cursor[0] + 1}H"
+
+
+def screens(frames: list[str]) -> tuple[list[str], list[str], int, int]:
+    whole, diffed = pyte.Screen(COLUMNS, ROWS), pyte.Screen(COLUMNS, ROWS)
+    feed_whole, feed_diffed = pyte.Stream(whole), pyte.Stream(diffed)
+    diff = ScreenDiff(COLUMNS)
+    sent = written = 0
+    for data in frames:
+        out = diff.write(data)
+        feed_whole.feed(data)
+        feed_diffed.feed(out)
+        sent, written = sent + len(data), written + len(out)
+    return whole.display, diffed.display, sent, written
+
+
+def conversation(lines: list[str], *, top: int = 0) -> dict[int, str]:
+    """The view's rows: the last ``ROWS - 2`` lines of the conversation, then a footer."""
+    shown = lines[-(ROWS - 2) :] if len(lines) > ROWS - 2 else lines
+    rows = {y: (shown[y - top] if 0 <= y - top < len(shown) else "") for y in range(ROWS - 2)}
+    rows[ROWS - 1] = "footer · 3 tokens"
+    return rows
+
+
+def test_a_streamed_answer_shows_the_same_with_fewer_bytes() -> None:
+    lines: list[str] = []
+    frames = [frame(conversation(lines))]
+    for n in range(40):  # a line grows word by word, then the next begins below it
+        for words in range(1, 5):
+            current = " ".join(f"w{n}x{k}" for k in range(words))
+            frames.append(frame(conversation([*lines, current])))
+        lines.append(current)
+    whole, diffed, sent, written = screens(frames)
+    assert diffed == whole
+    assert written * 4 < sent
+
+
+def test_a_frame_it_does_not_understand_is_written_whole_and_forgets() -> None:
+    first = frame({0: "hello", 1: "world"})
+    strange = "\x1b[1;1H\x1b[2Kcleared"
+    again = frame({0: "hello", 1: "world"})
+    whole, diffed, _, _ = screens([first, strange, again])
+    assert diffed == whole
+    diff = ScreenDiff(COLUMNS)
+    diff.write(first)
+    assert diff.write(strange) == strange
+    assert "hello" in diff.write(again)
+
+
+def test_a_clear_forgets_the_screen() -> None:
+    diff = ScreenDiff(COLUMNS)
+    shown = frame({0: "hello"})
+    diff.write(shown)
+    assert "hello" not in diff.write(shown)
+    diff.write("\x1b[2J")
+    assert "hello" in diff.write(shown)
+
+
+def test_rows_written_over_by_a_popup_come_back() -> None:
+    base = frame({y: f"row {y}" for y in range(ROWS)})
+    popup = "\x1b[3;10H\x1b[7m popup \x1b[0m\x1b[12;1H"
+    whole, diffed, _, _ = screens([base, popup, base])
+    assert diffed == whole
