@@ -14,7 +14,7 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard, QuestionCard
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, until
+from .conftest import SIZE, FakeBackend, main_screen, screen_lines, send, texts, until
 
 SnapCompare = Callable[..., bool]
 
@@ -173,6 +173,45 @@ def test_the_approval_card_of_a_background_command_at_80x24(
         await send(pilot, screen, "serve it")
         await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
         screen.busy.hide()
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_a_long_diff_card_and_a_long_model_name_at_50x16(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    content = "".join(f"line {i}\n" for i in range(60))
+    backend.probe_models = ("model-a", "openrouter/anthropic/claude-sonnet-4-5-20250929")
+    backend.model.add(answer("", Call("write_file", {"file_path": "/tmp/outside.txt", "content": content})))
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "/models openrouter/anthropic/claude-sonnet-4-5-20250929")
+        await until(pilot, lambda: "Model: openrouter" in texts(screen))
+        await send(pilot, screen, "write it")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await until(pilot, lambda: "3. Deny" in "\n".join(screen_lines(app)))
+        screen.busy.hide()
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(50, 16), run_before=run_before)
+
+
+def test_the_footer_with_a_long_model_name_at_80x24(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.probe_models = ("model-a", "openrouter/anthropic/claude-sonnet-4-5-20250929")
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "/models openrouter/anthropic/claude-sonnet-4-5-20250929")
+        await until(pilot, lambda: "claude" in str(screen.footer.content))
+        await pilot.press("shift+tab")
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -64,19 +64,42 @@ def footer_line(
     session_cost: float | None,
     mode: str = "default",
     plan: bool = False,
+    width: int | None = None,
 ) -> str:
-    parts = [model, f"thinking {thinking or 'off'}"]
+    """``model · thinking high · context 42% · 12k tokens · $1.50 · plan mode``, within ``width``
+    columns: the model's name gives way first (its provider, then its middle), then the labels get
+    shorter and the thinking level goes, so context, tokens, cost and the mode stay."""
     if context_pct is None:
-        parts.append("context –")
+        context = "–"
     else:
-        parts.append(f"context {context_pct:.1f}%" if context_pct < 10 else f"context {context_pct:.0f}%")
-    parts.append(f"{tokens(session_tokens)} tokens")
-    parts.append(cost(session_cost) if session_tokens or session_cost is not None else "$0.00")
-    if plan:
-        parts.append("plan mode")
-    elif mode != "default":
-        parts.append(mode)
-    return " · ".join(parts)
+        context = f"{context_pct:.1f}%" if context_pct < 10 else f"{context_pct:.0f}%"
+    spent = cost(session_cost) if session_tokens or session_cost is not None else "$0.00"
+    moded = ["plan mode"] if plan else [] if mode == "default" else [mode]
+    long = [f"thinking {thinking or 'off'}", f"context {context}", f"{tokens(session_tokens)} tokens"]
+    short = [f"think {thinking or 'off'}", f"ctx {context}", f"{tokens(session_tokens)} tok"]
+    stages = (
+        (model, 0, long),
+        (model.rsplit("/", 1)[-1], 16, long),
+        (model.rsplit("/", 1)[-1], 8, short),
+        (model.rsplit("/", 1)[-1], 5, short[1:]),
+    )
+    for name, least, rest in stages:
+        tail = " · ".join([*rest, spent, *moded])
+        room = len(name) if width is None else width - len(tail) - 3
+        if room >= len(name):
+            return f"{name} · {tail}"
+        if least and room >= least:
+            return f"{middle_cut(name, room)} · {tail}"
+    tail = " · ".join([*short[1:], spent, *moded])
+    return tail if width is None or len(tail) <= width else tail[: max(width - 1, 0)] + "…"
+
+
+def middle_cut(text: str, width: int) -> str:
+    """``claude-s…250929``: ``text`` in ``width`` columns, its middle left out."""
+    if len(text) <= width:
+        return text
+    head = width // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
 
 def one_line(text: str, limit: int = MAX_TITLE, *, count_lines: bool = False) -> str:
@@ -199,6 +222,7 @@ __all__ = [
     "duration",
     "edit_preview",
     "footer_line",
+    "middle_cut",
     "one_line",
     "tokens",
     "tool_title",

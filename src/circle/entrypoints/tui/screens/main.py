@@ -4,6 +4,7 @@ in its frame), the footer and the strip. It routes messages; the work is the hos
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from textual import events, work
@@ -178,8 +179,9 @@ class MainScreen(Screen[None]):
             if message.role == "assistant" and message.usage is not None:
                 self.host.context_tokens = message.usage.total
                 break
-        self.footer.update(
-            _format.footer_line(
+        self.footer.show(
+            partial(
+                _format.footer_line,
                 model=self.host.model,
                 thinking=self.host.thinking,
                 context_pct=self.host.context_pct,

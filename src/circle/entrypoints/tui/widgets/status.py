@@ -230,8 +230,23 @@ class Strip(Static, can_focus=True):
 
 
 class FooterLine(Static):
+    """The model, thinking, context, tokens, cost and mode, fitted to the width again on resize."""
+
     def __init__(self) -> None:
         super().__init__("", id="footer")
+        self.line: Callable[..., str] | None = None
+
+    def show(self, line: Callable[..., str]) -> None:
+        """Show ``line(width=…)``: the footer's words for a given width (None: unlimited)."""
+        self.line = line
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.line is not None:
+            self.update(self.line(width=self.content_size.width or None))
 
 
 __all__ = ["BusyLine", "FooterLine", "PlanBox", "Strip", "StripItem", "fit"]
