@@ -71,4 +71,4 @@ async def test_hotkeys_lists_the_scrolling_keys(make_app: Callable[..., CircleAp
         await send(pilot, screen, "/hotkeys")
         await until(pilot, lambda: "pgup / pgdn" in texts(screen))
         said = texts(screen)
-        assert "ctrl+home / ctrl+end" in said and "wheel" in said
+        assert "ctrl+home / ctrl+end" in said and "wheel" in said and "ctrl+o" in said

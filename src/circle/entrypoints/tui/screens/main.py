@@ -67,6 +67,7 @@ class MainScreen(Screen[None]):
         Binding("pageup", "page(-1)", "scroll up", show=False, priority=True),
         Binding("pagedown", "page(1)", "scroll down", show=False, priority=True),
         Binding("ctrl+home", "page_home", "top", show=False, priority=True),
+        Binding("ctrl+o", "transcript", "transcript", show=False, priority=True),
     ]
 
     def __init__(self, host: Host, desk: Desk, *, history: InputHistory, clock: Callable[[], float]) -> None:
@@ -359,6 +360,12 @@ class MainScreen(Screen[None]):
             view.follow()  # the last page: follow the end again (a scroll there would let go)
         else:
             view.scroll_page_down(animate=False)
+
+    def action_transcript(self) -> None:
+        """ctrl+o: the whole transcript, every tool output in full (esc or ctrl+o comes back)."""
+        from circle.entrypoints.tui.screens.transcript import TranscriptScreen
+
+        self.app.push_screen(TranscriptScreen(self.host.session.conversation.messages))
 
     def action_page_home(self) -> None:
         """ctrl+home: the start of the conversation (End or ctrl+end comes back)."""

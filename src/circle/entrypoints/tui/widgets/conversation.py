@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from pydantic import JsonValue
 from rich.text import Text
 from textual import message as ui
-from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
@@ -30,59 +28,23 @@ from circle.application.events import (
     SubagentEvent,
     ToolExecutionEnded,
     ToolExecutionStarted,
+    ToolExecutionUpdated,
     TurnEnded,
 )
-from circle.domain.display import command_lines, escape_for_display, more_lines
+from circle.domain.display import escape_for_display
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from circle.entrypoints.tui._format import clip, edit_preview, tool_title
+from circle.entrypoints.tui._format import clip, tool_title
 from circle.entrypoints.tui.widgets.earlier import PIN_S, TAIL, Earlier, tail_start
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
+from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, OUTPUT_LINES, ToolRow, command_text, diff_text
 
-OUTPUT_LINES = 12
 DRAWS_PER_S = 15
-DIFF_LINES = 40
-FILE_TOOLS = frozenset({"write_file", "edit_file", "apply_patch", "delete"})
 
 Differ = Callable[[str], Awaitable[str | None]]
 """A file call's real diff by its call id (from the file as it was when the call started)."""
 
 _SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
 """A streamed answer cut by these is told by the error line or the turn's end, not again here."""
-
-
-def diff_text(diff: str, *, lines: int = DIFF_LINES) -> Text:
-    """A unified diff coloured line by line (added green, removed red, hunks dim)."""
-    shown, more = clip(diff, lines)
-    text = Text()
-    for raw in shown.split("\n"):
-        line = escape_for_display(raw.removesuffix("\r"))
-        style = ""
-        if line.startswith("+") and not line.startswith("+++"):
-            style = "green"
-        elif line.startswith("-") and not line.startswith("---"):
-            style = "red"
-        elif line.startswith(("@@", "***")):
-            style = "cyan"
-        text.append(line + "\n", style=style)
-    if more:
-        text.append(f"… {more} more lines\n", style="dim")
-    text.rstrip()
-    return text
-
-
-def command_text(command: str, *, prompt: str = "$ ") -> Text:
-    """The whole command, escaped: ``$``, its first line and ``(+N more lines)`` beside it when it
-    has more, then every other line, runs of blank lines folded into a marker that counts them."""
-    text = Text()
-    lead = " " * len(prompt)
-    for index, line in enumerate(command_lines(command)):
-        text.append(prompt if index == 0 else lead, style="bold")
-        text.append(line.text, style="dim italic" if line.blank_lines else "bold")
-        if index == 0 and (more := more_lines(command)):
-            text.append(f"  {more}", style="dim")
-        text.append("\n")
-    text.rstrip()
-    return text
 
 
 class UserRow(Static):
@@ -167,81 +129,6 @@ class Thinking(Collapsible):
 
     def finish(self) -> None:
         self.title = f"Thought ({len(self.text.split())} words)"
-
-
-class ToolRow(Vertical):
-    """One tool call: its title, then the command's output or the file change's diff."""
-
-    def __init__(self, call_id: str, name: str, args: dict[str, JsonValue]) -> None:
-        super().__init__(classes="tool-row running")
-        self.call_id, self.tool_name, self.args = call_id, name, args
-        self.header = Static(Text("● ") + Text(tool_title(name, args)), classes="tool-title")
-        self.body = Static("", classes="tool-body")
-        self.diff: str | None = edit_preview(name, args, None) if name in FILE_TOOLS else None
-        self.result: str | None = None
-        self.is_error = False
-        if self.diff:
-            self.body.update(diff_text(self.diff))
-
-    def compose(self) -> ComposeResult:
-        yield self.header
-        yield self.body
-
-    def show_diff(self, diff: str) -> None:
-        """Show the change's real diff (from the file as it was before the call)."""
-        self.diff = diff
-        if self.result is None:
-            self.body.update(diff_text(diff))
-        else:
-            self._draw_end()
-
-    def step(self, text: str) -> None:
-        """While a subagent runs this call: what it does now."""
-        if self.result is None:
-            self.body.update(Text(f"↳ {escape_for_display(text, newlines=False)}", style="dim"))
-
-    def end(self, result: str, *, is_error: bool) -> None:
-        self.result, self.is_error = result, is_error
-        self.remove_class("running")
-        self.add_class("error" if is_error else "done")
-        mark = Text("✗ ", style="red") if is_error else Text("✓ ", style="green")
-        self.header.update(mark + Text(tool_title(self.tool_name, self.args)))
-        self._draw_end()
-
-    def stop(self) -> None:
-        """The turn ended (cancelled, failed) while this call ran: it did not finish."""
-        if self.result is not None:
-            return
-        self.remove_class("running")
-        self.add_class("stopped")
-        self.header.update(Text("⏹ ", style="yellow") + Text(tool_title(self.tool_name, self.args)))
-        shown = self.body.content
-        stopped = shown.copy() if isinstance(shown, Text) else Text(str(shown or ""))
-        if (
-            self.tool_name == "execute"
-            and not stopped.plain
-            and isinstance(command := self.args.get("command"), str)
-        ):
-            stopped = command_text(command)
-        stopped.append(("\n" if stopped.plain else "") + "stopped before it finished", style="dim")
-        self.body.update(stopped)
-
-    def _draw_end(self) -> None:
-        result, is_error = self.result or "", self.is_error
-        if self.tool_name in FILE_TOOLS and self.diff is not None and not is_error:
-            body = diff_text(self.diff)
-            body.append("\n" + escape_for_display(result.strip()), style="dim")
-            self.body.update(body)
-            return
-        shown, more = clip(escape_for_display(result.strip()), OUTPUT_LINES)
-        text = Text()
-        if self.tool_name == "execute" and isinstance(command := self.args.get("command"), str):
-            text.append_text(command_text(command))
-            text.append("\n")
-        text.append(shown, style="red" if is_error else "")
-        if more:
-            text.append(f"\n… {more} more lines", style="dim")
-        self.body.update(text)
 
 
 class ShellRow(Static):
@@ -362,6 +249,9 @@ class ConversationView(VerticalScroll):
             self.add(row)
             if (diff := self.previews.pop(event.tool_call_id, None)) is not None:
                 row.show_diff(diff)
+        elif isinstance(event, ToolExecutionUpdated):
+            if (running := self.tools.get(event.tool_call_id)) is not None:
+                running.live(event.partial)
         elif isinstance(event, ToolExecutionEnded):
             if (found := self.tools.get(event.tool_call_id)) is not None:
                 found.end(event.result, is_error=event.is_error)

@@ -1,0 +1,87 @@
+"""The whole transcript (ctrl+o): every message, thinking block and tool call, and every tool's
+output in full, on a screen of its own; esc or ctrl+o goes back to the input box."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Static
+
+from circle.domain.display import escape_for_display
+from circle.domain.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from circle.entrypoints.tui._format import edit_preview, tool_title
+from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, command_text, diff_text
+
+TITLE = "Transcript · every tool output in full · pgup pgdn home end scroll · esc or ctrl+o closes"
+
+
+def transcript_text(messages: Sequence[Message]) -> Text:
+    """``messages`` as one text: the person's messages, thinking, answers, calls and results."""
+    text = Text()
+    for message in messages:
+        if message.role == "user":
+            text.append("› ", style="bold")
+            text.append(escape_for_display(message.text) + "\n\n", style="bold")
+            continue
+        for part in message.parts:
+            if isinstance(part, ThinkingPart) and part.text:
+                text.append(escape_for_display(part.text) + "\n\n", style="italic dim")
+            elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
+                text.append(escape_for_display(part.text.strip()) + "\n\n")
+            elif isinstance(part, ToolCallPart):
+                text.append_text(_call(part))
+            elif isinstance(part, ToolResultPart):
+                shown = escape_for_display(part.text.rstrip()) or "(no output)"
+                text.append(shown + "\n\n", style="red" if part.is_error else "")
+    text.rstrip()
+    return text
+
+
+def _call(part: ToolCallPart) -> Text:
+    args = part.parsed_arguments() or {}
+    text = Text("● ", style="bold cyan") + Text(tool_title(part.name, args), style="bold cyan") + "\n"
+    if part.name == "execute" and isinstance(command := args.get("command"), str):
+        text.append_text(command_text(command))
+        text.append("\n")
+    elif part.name in FILE_TOOLS and (diff := edit_preview(part.name, args, None)):
+        text.append_text(diff_text(diff, lines=None))
+        text.append("\n")
+    return text
+
+
+class TranscriptScreen(Screen[None]):
+    """The transcript, at its end; it scrolls with the page keys, the arrows and the wheel."""
+
+    CSS_PATH = Path(__file__).with_name("transcript.tcss")
+    BINDINGS = [  # noqa: RUF012
+        Binding("escape", "close", "close", show=False),
+        Binding("ctrl+o", "close", "close", show=False, priority=True),
+        Binding("q", "close", "close", show=False),
+    ]
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        super().__init__()
+        self.body = transcript_text(messages)
+        self.text = self.body.plain
+        self.scroll = VerticalScroll(id="transcript-body")
+
+    def compose(self) -> ComposeResult:
+        yield Static(TITLE, id="transcript-title", markup=False)
+        with self.scroll:
+            yield Static(self.body or Text("Nothing said yet.", style="dim"), id="transcript-text")
+
+    def on_mount(self) -> None:
+        self.scroll.focus()
+        self.call_after_refresh(self.scroll.scroll_end, animate=False)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+__all__ = ["TranscriptScreen", "transcript_text"]

@@ -1,0 +1,176 @@
+"""A tool call's row in the conversation: its title, then the command's output or the file change's
+diff, folded to a few lines; a click (or enter on it) unfolds the whole output in place and folds it
+again. While a command runs, its last lines show live."""
+
+from __future__ import annotations
+
+from pydantic import JsonValue
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from circle.domain.display import command_lines, escape_for_display, more_lines
+from circle.entrypoints.tui._format import clip, edit_preview, tool_title
+
+OUTPUT_LINES = 12
+DIFF_LINES = 40
+LIVE_LINES = 5
+"""The last lines of a running command's output shown in its row."""
+FILE_TOOLS = frozenset({"write_file", "edit_file", "apply_patch", "delete"})
+UNFOLD = "click or enter unfolds"
+FOLD = "click or enter folds"
+
+
+def diff_text(diff: str, *, lines: int | None = DIFF_LINES) -> Text:
+    """A unified diff coloured line by line (added green, removed red, hunks dim); ``lines``
+    None shows it whole."""
+    shown, more = clip(diff, lines) if lines is not None else (diff, 0)
+    text = Text()
+    for raw in shown.split("\n"):
+        line = escape_for_display(raw.removesuffix("\r"))
+        style = ""
+        if line.startswith("+") and not line.startswith("+++"):
+            style = "green"
+        elif line.startswith("-") and not line.startswith("---"):
+            style = "red"
+        elif line.startswith(("@@", "***")):
+            style = "cyan"
+        text.append(line + "\n", style=style)
+    if more:
+        text.append(f"… {more} more lines\n", style="dim")
+    text.rstrip()
+    return text
+
+
+def command_text(command: str, *, prompt: str = "$ ") -> Text:
+    """The whole command, escaped: ``$``, its first line and ``(+N more lines)`` beside it when it
+    has more, then every other line, runs of blank lines folded into a marker that counts them."""
+    text = Text()
+    lead = " " * len(prompt)
+    for index, line in enumerate(command_lines(command)):
+        text.append(prompt if index == 0 else lead, style="bold")
+        text.append(line.text, style="dim italic" if line.blank_lines else "bold")
+        if index == 0 and (more := more_lines(command)):
+            text.append(f"  {more}", style="dim")
+        text.append("\n")
+    text.rstrip()
+    return text
+
+
+class ToolRow(Vertical, can_focus=True):
+    """One tool call: its title, then the command's output or the file change's diff."""
+
+    def __init__(self, call_id: str, name: str, args: dict[str, JsonValue]) -> None:
+        super().__init__(classes="tool-row running")
+        self.call_id, self.tool_name, self.args = call_id, name, args
+        self.header = Static(Text("● ") + Text(tool_title(name, args)), classes="tool-title")
+        self.body = Static("", classes="tool-body")
+        self.diff: str | None = edit_preview(name, args, None) if name in FILE_TOOLS else None
+        self.result: str | None = None
+        self.is_error = False
+        self.expanded = False
+        self.folds = False
+        """Its output is longer than the folded row shows (a click unfolds it)."""
+        if self.diff:
+            self.body.update(diff_text(self.diff))
+
+    def compose(self) -> ComposeResult:
+        yield self.header
+        yield self.body
+
+    def show_diff(self, diff: str) -> None:
+        """Show the change's real diff (from the file as it was before the call)."""
+        self.diff = diff
+        if self.result is None:
+            self.body.update(diff_text(diff))
+        else:
+            self._draw_end()
+
+    def step(self, text: str) -> None:
+        """While a subagent runs this call: what it does now."""
+        if self.result is None:
+            self.body.update(Text(f"↳ {escape_for_display(text, newlines=False)}", style="dim"))
+
+    def live(self, partial: str) -> None:
+        """While the call runs: the last :data:`LIVE_LINES` lines of its output so far."""
+        if self.result is not None:
+            return
+        lines = escape_for_display(partial.rstrip("\n")).split("\n")
+        text = self._command()
+        if len(lines) > LIVE_LINES:
+            text.append(f"… {len(lines) - LIVE_LINES} lines above\n", style="dim")
+        text.append("\n".join(lines[-LIVE_LINES:]), style="dim")
+        self.body.update(text)
+
+    def end(self, result: str, *, is_error: bool) -> None:
+        self.result, self.is_error = result, is_error
+        self.remove_class("running")
+        self.add_class("error" if is_error else "done")
+        mark = Text("✗ ", style="red") if is_error else Text("✓ ", style="green")
+        self.header.update(mark + Text(tool_title(self.tool_name, self.args)))
+        self._draw_end()
+
+    def stop(self) -> None:
+        """The turn ended (cancelled, failed) while this call ran: it did not finish."""
+        if self.result is not None:
+            return
+        self.remove_class("running")
+        self.add_class("stopped")
+        self.header.update(Text("⏹ ", style="yellow") + Text(tool_title(self.tool_name, self.args)))
+        shown = self.body.content
+        stopped = shown.copy() if isinstance(shown, Text) else Text(str(shown or ""))
+        if not stopped.plain:
+            stopped = self._command()
+            stopped.rstrip()
+        stopped.append(("\n" if stopped.plain else "") + "stopped before it finished", style="dim")
+        self.body.update(stopped)
+
+    def toggle(self) -> None:
+        """Unfold the whole output in place, or fold it again (nothing when it all shows)."""
+        if self.result is not None and self.folds:
+            self.expanded = not self.expanded
+            self._draw_end()
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.toggle()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "enter" and self.folds:
+            event.stop()
+            self.toggle()
+
+    def _command(self) -> Text:
+        """The command of an execute call, on its own lines (empty for other tools)."""
+        text = Text()
+        if self.tool_name == "execute" and isinstance(command := self.args.get("command"), str):
+            text.append_text(command_text(command))
+            text.append("\n")
+        return text
+
+    def _draw_end(self) -> None:
+        result, is_error = self.result or "", self.is_error
+        if self.tool_name in FILE_TOOLS and self.diff is not None and not is_error:
+            body = diff_text(self.diff, lines=None if self.expanded else DIFF_LINES)
+            self.folds = len(self.diff.splitlines()) > DIFF_LINES
+            body.append("\n" + escape_for_display(result.strip()), style="dim")
+            self.body.update(self._hinted(body))
+            return
+        whole = escape_for_display(result.strip())
+        shown, more = (whole, 0) if self.expanded else clip(whole, OUTPUT_LINES)
+        self.folds = self.expanded or more > 0
+        text = self._command()
+        text.append(shown, style="red" if is_error else "")
+        if more:
+            text.append(f"\n… {more} more lines", style="dim")
+        self.body.update(self._hinted(text))
+
+    def _hinted(self, text: Text) -> Text:
+        if self.folds:
+            text.append(f"\n[{FOLD if self.expanded else UNFOLD}]", style="dim italic")
+        return text
+
+
+__all__ = ["DIFF_LINES", "FILE_TOOLS", "LIVE_LINES", "OUTPUT_LINES", "ToolRow", "command_text", "diff_text"]
