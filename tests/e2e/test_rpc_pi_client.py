@@ -1,5 +1,6 @@
 """pi's own RpcClient (the npm package @mariozechner/pi-coding-agent) drives `circle --mode rpc`
-unchanged: its idle detection returns, and the streamed events follow pi's rules.
+unchanged, through every client method and event helper: its idle detection returns, the streamed
+events follow pi's rules, and each command answers in pi's shape.
 
 The package is installed once into a cached folder (``CIRCLE_TEST_PI_DIR``, else the system's
 temporary folder); the test is skipped when node or npm is missing or the install fails.
@@ -7,18 +8,19 @@ temporary folder); the test is skipped when node or npm is missing or the instal
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from circle._testing.gateway import chat_text, chat_tool_calls
+from circle._testing.gateway import ScriptedGateway
+from circle._testing.rpc_scenario import scenario_answer
 
 from .conftest import Circle, circle_command
 
@@ -49,35 +51,39 @@ def _pi_package() -> Path:
     return folder
 
 
+@pytest.fixture
+def gateway() -> Iterator[ScriptedGateway]:
+    """The scenario's answers, chosen from each request (as bench/rpc_shapes.py gives them to pi)."""
+    with ScriptedGateway(fallback=scenario_answer) as gw:
+        yield gw
+
+
 def _updates(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e["assistantMessageEvent"] for e in events if e["type"] == "message_update"]
 
 
-def test_pis_rpc_client_drives_circle_unchanged(cli: Circle) -> None:
+def _run_scenario(cli: Circle) -> dict[str, Any]:
     package = _pi_package()
-    stalled = dataclasses.replace(chat_text("Partial answer that never ends."), stall_after=2, stall_s=30)
-    cli.gateway.enqueue(
-        chat_text("Hello there."),
-        chat_tool_calls([("c1", "ls", {})], text="Looking."),
-        chat_text("Done."),
-        chat_text("Idle."),
-        stalled,
-    )
     done = subprocess.run(
         ["node", str(SCRIPT), str(package), circle_command(), str(cli.workspace)],
         env=cli.env(),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=180,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads(done.stdout)
+    seen: dict[str, Any] = json.loads(done.stdout)
+    return seen
+
+
+def test_pis_rpc_client_drives_circle_unchanged(cli: Circle) -> None:
+    seen = _run_scenario(cli)
 
     # promptAndWait, collectEvents and waitForIdle end at agent_end, well before their timeouts
-    for name in ("hello", "tool", "idle", "abort"):
+    for name in ("hello", "tool", "idle", "collect", "abort", "abort_command", "steer_and_follow_up"):
         events = seen[name]["events"]
         assert events[-1]["type"] == "agent_end", name
-        assert seen[name]["ms"] < 10_000, name
+        assert seen[name]["ms"] < 15_000, name
     hello = seen["hello"]["events"]
     assert hello[0]["type"] == "agent_start"
     assert [m["role"] for m in hello[-1]["messages"]] == ["user", "assistant"]
@@ -89,9 +95,10 @@ def test_pis_rpc_client_drives_circle_unchanged(cli: Circle) -> None:
     assert {u["contentIndex"] for u in first if u["type"].startswith("text_")} == {0}
     assert {u["contentIndex"] for u in first if u["type"].startswith("toolcall_")} == {1}
     started = next(u for u in first if u["type"] == "toolcall_start")
-    assert started["partial"]["content"][1] == {"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}}
+    call = started["partial"]["content"][1]
+    assert (call["type"], call["name"]) == ("toolCall", "execute")
     ended = next(u for u in first if u["type"] == "toolcall_end")
-    assert ended["toolCall"] == {"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}}
+    assert ended["toolCall"] == {**call, "arguments": {"command": "ls"}}
     text_end = next(u for u in first if u["type"] == "text_end")
     assert text_end["content"] == "Looking."
     assert first[-1]["reason"] == "toolUse"
@@ -110,3 +117,63 @@ def test_pis_rpc_client_drives_circle_unchanged(cli: Circle) -> None:
     assert len(starts) == len(ends) == 1
     assert ends[0]["message"]["stopReason"] == "aborted" and ends[0]["message"]["errorMessage"]
     assert _updates(abort)[-1]["type"] == "error" and _updates(abort)[-1]["reason"] == "aborted"
+
+    # an abort mid-command stops the command (sleep 30) long before it would end
+    stopped = seen["abort_command"]
+    assert stopped["ms"] < 10_000
+    [result] = [e for e in stopped["events"] if e["type"] == "tool_execution_end"]
+    assert result["isError"] is True
+
+    # steer and follow-up during a command: the steering message is read, the follow-up gets a turn
+    events = seen["steer_and_follow_up"]["events"]
+    assert [e["message"] for e in events if e["type"] == "steer"] == ["also mention the time"]
+    assert [e["message"] for e in events if e["type"] == "turn_start"] == [
+        "run a short command",
+        "then say bye",
+    ]
+    queued = [e for e in events if e["type"] == "queue_update"]
+    assert {"type": "queue_update", "steering": ["also mention the time"], "followUp": []} in queued
+    assert queued[-1] == {"type": "queue_update", "steering": [], "followUp": []}
+    _assert_every_client_method_answers_in_pis_shape(seen)
+
+
+def _assert_every_client_method_answers_in_pis_shape(seen: dict[str, Any]) -> None:
+    calls = seen["calls"]
+    failed = {name: call["error"] for name, call in calls.items() if not call["ok"]}
+    assert failed == {}, failed
+    data = {name: call["data"] for name, call in calls.items()}
+    state = data["getState"]
+    assert {"model", "thinkingLevel", "isStreaming", "isCompacting", "steeringMode", "followUpMode"} <= set(
+        state
+    )
+    assert data["getAvailableModels"][0]["id"] == "scripted"
+    assert data["setModel"]["id"] == "scripted"
+    assert data["cycleModel"] is None, "the endpoint lists one model"
+    assert data["cycleThinkingLevel"] == {"level": "max"}
+    assert data["bash"] == {"output": "from-bash\n", "exitCode": 0, "cancelled": False, "truncated": False}
+    assert data["bashAborted"]["cancelled"] is True
+    compacted = data["compact"]
+    assert compacted["summary"] and isinstance(compacted["tokensBefore"], int)
+    start, end = seen["compact"]["events"]
+    assert (start["type"], start["reason"]) == ("compaction_start", "manual")
+    assert end["result"]["summary"] == compacted["summary"], "e.result.summary works"
+    assert data["getLastAssistantText"] == "Hello there."
+    assert Path(data["exportHtml"]["path"]).is_file()
+    forkable = data["getForkMessages"]
+    assert forkable[-1]["text"] == "then say bye", "the messages since the compaction"
+    forked = data["fork"]
+    assert forked == {"text": forkable[0]["text"], "cancelled": False, "sessionId": forked["sessionId"]}
+    assert (
+        data["getStateAfterFork"]["sessionId"]
+        == forked["sessionId"]
+        != data["getStateBeforeFork"]["sessionId"]
+    )
+    assert data["clone"]["cancelled"] is False
+    before = data["getStateBeforeFork"]
+    assert data["getStateAfterSwitch"]["sessionId"] == before["sessionId"]
+    assert data["getStateAfterSwitch"]["sessionName"] == "shapes"
+    assert data["newSession"] == {"sessionId": data["newSession"]["sessionId"], "cancelled": False}
+    assert all(command["name"].startswith("skill:") for command in data["getCommands"])
+    assert [e for e in seen["all"] if e["type"] == "session_info_changed"] == [
+        {"type": "session_info_changed", "name": "shapes"}
+    ]

@@ -25,6 +25,7 @@ from circle.domain.call_marks import outcome_of
 from circle.domain.catalog import ModelInfo, unknown_model
 from circle.domain.errors import CircleError, ContextOverflowError, ToolError, TurnLimitError
 from circle.domain.messages import (
+    INTERRUPTED_RESULT,
     NOT_RUN_RESULT,
     STOPPED_RESULT,
     DocumentPart,
@@ -339,6 +340,12 @@ class AgentLoop:
         token = CURRENT_CALL.set(call.id)
         try:
             output = await self._invoke(call, session_id)
+        except asyncio.CancelledError:  # stopped: its end is told now, as its record will say it
+            ended = ToolExecutionEnded(
+                tool_call_id=call.id, tool_name=call.name, result=INTERRUPTED_RESULT, is_error=True
+            )
+            self.events.emit(ended)
+            raise
         finally:
             CURRENT_CALL.reset(token)
         if output.usage is not None:
