@@ -40,3 +40,27 @@ def test_pdfs_follow_their_own_flag() -> None:
     assert kept is pdf
     [noted] = MediaFilter(reads_images=True, reads_pdfs=False).apply([pdf])
     assert "a PDF (r.pdf)" in noted.text
+
+
+class CountingFilter(MediaFilter):
+    """Counts the parts it looks at."""
+
+    looked = 0
+
+    def _drops(self, part: object) -> bool:
+        self.looked += 1
+        return super()._drops(part)
+
+
+def test_each_message_is_looked_at_once_across_requests() -> None:
+    history = [Message.user(f"message {n}") for n in range(50)]
+    media = CountingFilter(reads_images=False, reads_pdfs=False)
+    media.apply(history)
+    first = media.looked
+
+    history.append(Message.user("one more"))
+    media.looked = 0
+    out = media.apply(history)
+
+    assert first == 50 and media.looked == 1
+    assert list(out) == history

@@ -1,7 +1,8 @@
 """What a model that reads no images (or PDFs) is sent instead of them.
 
 The stored conversation keeps the bytes; only the outbound request changes. Each message is
-rewritten once and the rewrite reused, so adapters' per-message caches keep working.
+looked at once and its rewrite (or itself) reused, so adapters' per-message caches keep working
+and a round costs what it added.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ class MediaFilter:
         cached = self._rewritten.get(id(message))
         if cached is not None and cached[0] is message:
             return cached[1]
-        if not any(self._drops(p) or isinstance(p, ToolResultPart) for p in message.parts):
-            return message
-        parts = tuple(self._part(p) for p in message.parts)
-        result = message if parts == message.parts else message.model_copy(update={"parts": parts})
-        self._rewritten[id(message)] = (message, result)
+        result = message
+        if any(self._drops(p) or isinstance(p, ToolResultPart) for p in message.parts):
+            parts = tuple(self._part(p) for p in message.parts)
+            result = message if parts == message.parts else message.model_copy(update={"parts": parts})
+        self._rewritten[id(message)] = (message, result)  # kept unchanged too: looked at once
         return result
 
     def _drops(self, part: object) -> bool:
