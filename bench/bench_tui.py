@@ -299,14 +299,14 @@ def _report(
     row("RPC: first response (get_state)", paint["rpc"], paint["echo"], "s", "(python echo)")
     synced, plain = streams[True], streams[False]
     row(
-        f"stream {kb:.1f} KB: terminal bytes per KB, mode 2026",
+        f"stream {kb:.1f} KB: terminal bytes per byte, mode 2026",
         synced["bytes"] / kb,
         0,
         "B/KB",
         f"({synced['bytes'] / 1024:.0f} KB in {synced['seconds']:.1f} s, {synced['frames']:.0f} frames)",
     )
     row(
-        "stream: terminal bytes per KB, no mode 2026",
+        "stream: terminal bytes per byte, no 2026",
         plain["bytes"] / kb,
         0,
         "B/KB",
