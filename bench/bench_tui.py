@@ -300,16 +300,16 @@ def _report(
     synced, plain = streams[True], streams[False]
     row(
         f"stream {kb:.1f} KB: terminal bytes per byte, mode 2026",
-        synced["bytes"] / kb,
+        synced["bytes"] / 1024 / kb,
         0,
-        "B/KB",
+        "B per B",
         f"({synced['bytes'] / 1024:.0f} KB in {synced['seconds']:.1f} s, {synced['frames']:.0f} frames)",
     )
     row(
         "stream: terminal bytes per byte, no 2026",
-        plain["bytes"] / kb,
+        plain["bytes"] / 1024 / kb,
         0,
-        "B/KB",
+        "B per B",
         f"({plain['bytes'] / 1024:.0f} KB)",
     )
     row(

@@ -116,10 +116,11 @@ class MainScreen(Screen[None]):
         self.set_interval(STRIP_CHECK_S, self.refresh_strip)
         messages = self.host.session.conversation.messages
         if not messages:
-            self.conversation.notice(
-                f"Circle in {self.host.workspace}. Type a message and press enter; "
-                "/help lists the commands, ctrl+c twice leaves."
-            )
+            from circle.entrypoints.tui.widgets.welcome import Welcome
+
+            welcome = Welcome(self.host.workspace)
+            self.conversation.add(welcome)
+            self.run_worker(welcome.fill(self.host), group="welcome")
         self.conversation.replay(messages)
         self.refresh_footer()
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
