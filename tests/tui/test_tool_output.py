@@ -49,6 +49,7 @@ async def test_a_folded_output_unfolds_in_place_and_folds_again(
         await pilot.click(row)
         await until(pilot, lambda: "row 39" in body(row))
         assert "more lines" not in body(row) and "[click or enter folds]" in body(row)
+        assert screen.composer.has_focus  # a click leaves the cursor in the input box
         screen.conversation.scroll_to_widget(row, animate=False, top=True)
         await pilot.pause(0.1)
         await pilot.click(row)

@@ -23,7 +23,8 @@ class ApprovalRequest:
             .gitmodules, .circle/, the data folder) or could run an always-refused command: it asks
             in every mode.
         safe: The command is known to be read-only.
-        hook_allowed: A PreToolUse hook (or the person, asked for a hook) allowed this call.
+        hook_allowed: A PreToolUse hook (or the person, asked for a hook) allowed this call, or
+            the approver wrote it, changing a call's arguments.
         subjects: Every path a call about several files changes (a patch); the rules judge each,
             and ``subject`` is then empty. For ``execute``, the simple commands of the line
             (:func:`circle.domain.approval_rules.command_subjects`): each normalized, and also as it
@@ -50,11 +51,22 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
-    """``remember``: the person chose "allow for this session"."""
+    """An answer to an :class:`ApprovalRequest`.
+
+    Attributes:
+        allowed: The call may run.
+        reason: Why not, for the model (when refused).
+        remember: The person chose "allow for this session".
+        arguments: Allowed with these arguments instead of the call's (None: as they are). The
+            changed call is checked against the tool's schema, then runs from the start as one the
+            model made: its hooks, the tool's own refusals, the deny rules and the mode judge it
+            again, and where the policy would ask it asks about the changed call.
+    """
 
     allowed: bool
     reason: str = ""
     remember: bool = False
+    arguments: Mapping[str, JsonValue] | None = field(default=None, hash=False)
 
 
 class Approver(Protocol):

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 from circle.application.approvals import PlanMode
 from circle.application.credential_files import CredentialFiles
 from circle.application.jobs import JobManager
-from circle.application.ports.approver import ApprovalKind, ApprovalRequest, Approver
+from circle.application.ports.approver import ApprovalDecision, ApprovalKind, ApprovalRequest, Approver
 from circle.application.ports.asker import Asker
 from circle.application.ports.file_system import FileInfo, FileSystem
 from circle.application.ports.image_codec import ImageCodec
@@ -79,6 +79,21 @@ class SubagentRunner(Protocol):
 
 CREDENTIAL_REFUSAL = "is a credential file: Circle does not read or change credential files"
 MAX_COMMAND_WORDS_RESOLVED = 200
+
+
+class ArgumentsChanged(Exception):
+    """The approver allowed the call with other arguments: the tool stops before it changes
+    anything, and the loop runs the call again with ``arguments`` (see :mod:`..call_runs`)."""
+
+    def __init__(self, arguments: Mapping[str, object]) -> None:
+        super().__init__("the approver changed the call's arguments")
+        self.arguments = arguments
+
+
+def raise_if_changed(decision: ApprovalDecision, current: Mapping[str, JsonValue]) -> None:
+    """Raise :class:`ArgumentsChanged` when ``decision`` allows with arguments other than ``current``."""
+    if decision.allowed and decision.arguments is not None and dict(decision.arguments) != dict(current):
+        raise ArgumentsChanged(decision.arguments)
 
 
 @dataclass
@@ -251,7 +266,8 @@ class ToolContext:
         ask_reason: str = "",
         safe: bool = False,
     ) -> None:
-        """Ask before a change; raise :class:`ApprovalDeniedError` when refused.
+        """Ask before a change; raise :class:`ApprovalDeniedError` when refused, and
+        :class:`ArgumentsChanged` when allowed with other arguments.
 
         ``subjects``: every path of a change to several files (each judged by the rules). The
         summary and subjects are shown with saved secrets written ``%NAME%``.
@@ -275,6 +291,7 @@ class ToolContext:
         if not decision.allowed:
             reason = f": {decision.reason}" if decision.reason else ""
             raise ApprovalDeniedError(f"{tool} was not approved{reason}")
+        raise_if_changed(decision, self.call_arguments)
 
 
 class Tool(Protocol):
@@ -329,6 +346,7 @@ class BuiltinTool(Generic[A]):
 
 __all__ = [
     "CREDENTIAL_REFUSAL",
+    "ArgumentsChanged",
     "BuiltinTool",
     "PathUse",
     "SubagentRunner",
@@ -337,4 +355,5 @@ __all__ = [
     "ToolContext",
     "ToolOutput",
     "describe_validation",
+    "raise_if_changed",
 ]

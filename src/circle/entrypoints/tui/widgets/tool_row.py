@@ -62,6 +62,9 @@ def command_text(command: str, *, prompt: str = "$ ") -> Text:
 class ToolRow(Vertical, can_focus=True):
     """One tool call: its title, then the command's output or the file change's diff."""
 
+    FOCUS_ON_CLICK = False
+    """A click unfolds it and the cursor stays in the input box (tab reaches it for enter)."""
+
     def __init__(self, call_id: str, name: str, args: dict[str, JsonValue]) -> None:
         super().__init__(classes="tool-row running")
         self.call_id, self.tool_name, self.args = call_id, name, args
