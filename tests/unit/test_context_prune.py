@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from circle.application.pruning import RequestPruner
 from circle.domain.context_prune import IMAGE_LEFT_OUT, PruneWindow, prune_targets, tool_stub
-from circle.domain.messages import ImagePart, Message, StopReason, ToolCallPart
+from circle.domain.messages import ImagePart, Message, StopReason, ToolCallPart, ToolResultPart
 
 
 def rounds(count: int, size: int) -> list[Message]:
@@ -50,3 +50,33 @@ def test_older_images_are_left_out() -> None:
     sent = RequestPruner(PruneWindow(recent_images=2)).apply(history)
     assert [m.text for m in sent] == [IMAGE_LEFT_OUT] * 3 + ["", ""]
     assert isinstance(sent[-1].parts[0], ImagePart)
+
+
+class Counted(Message):
+    """A message that counts how often its calls and results are read."""
+
+    def __init__(self, **data: object) -> None:
+        super().__init__(**data)
+        object.__setattr__(self, "_reads", [0])
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallPart, ...]:
+        self._reads[0] += 1  # type: ignore[attr-defined]
+        return super().tool_calls
+
+    @property
+    def tool_results(self) -> tuple[ToolResultPart, ...]:
+        self._reads[0] += 1  # type: ignore[attr-defined]
+        return super().tool_results
+
+
+def test_a_later_request_weighs_only_the_messages_it_added() -> None:
+    history: list[Message] = [Counted(**m.model_dump()) for m in rounds(30, 2_000)]
+    pruner = RequestPruner(PruneWindow(recent_rounds=2, recent_tokens=1_000))
+    pruner.apply(history)
+    for m in history:
+        m._reads[0] = 0  # type: ignore[attr-defined]
+
+    pruner.apply(history)
+
+    assert sum(m._reads[0] for m in history) == 0  # type: ignore[attr-defined]

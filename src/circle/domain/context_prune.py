@@ -61,12 +61,15 @@ def _has_images(message: Message) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class MessageWeight:
-    """What pruning weighs of one message: its tool output (estimated tokens and characters) and
-    whether it carries images or documents."""
+    """What pruning weighs of one message: whether it asks for tools (a round) and holds their
+    results, its tool output (estimated tokens and characters) and whether it carries images or
+    documents. A caller that keeps the weights reads each message once."""
 
     output_tokens: int
     output_chars: int
     has_images: bool
+    tool_round: bool = False
+    has_results: bool = False
 
 
 def weigh(message: Message) -> MessageWeight:
@@ -75,6 +78,8 @@ def weigh(message: Message) -> MessageWeight:
         output_tokens=sum(part_tokens(r) for r in results),
         output_chars=sum(len(r.text) for r in results),
         has_images=_has_images(message),
+        tool_round=message.role == "assistant" and bool(message.tool_calls),
+        has_results=bool(results),
     )
 
 
@@ -90,11 +95,10 @@ def prune_targets(
     rounds = images = 0
     output = 0
     for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if message.role == "assistant" and message.tool_calls:
+        weight = weights(messages[index])
+        if weight.tool_round:
             rounds += 1
-        weight = weights(message)
-        if message.tool_results:
+        if weight.has_results:
             output += weight.output_tokens
             old = rounds >= window.recent_rounds and output > window.recent_tokens
             if old and weight.output_chars >= window.min_chars:
