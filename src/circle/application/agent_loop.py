@@ -23,7 +23,7 @@ from pydantic import JsonValue
 from circle.domain.budget import CompactionSettings, RequestBudget
 from circle.domain.call_marks import outcome_of
 from circle.domain.catalog import ModelInfo, unknown_model
-from circle.domain.errors import CircleError, ContextOverflowError, ToolError, TurnLimitError
+from circle.domain.errors import CircleError, ContextOverflowError, TurnLimitError
 from circle.domain.messages import (
     INTERRUPTED_RESULT,
     NOT_RUN_RESULT,
@@ -41,6 +41,7 @@ from circle.domain.model import ModelRequest
 from circle.domain.thinking import ThinkingLevel
 from circle.domain.tool_repair import RepairError
 
+from .call_runs import CallRun, changed_note
 from .compaction import CompactionOutcome, Compactor
 from .context_window import ContextKeeper, requested_compaction
 from .conversation import Conversation
@@ -63,7 +64,7 @@ from .ports.event_sink import EventSink
 from .ports.model_catalog import ModelCatalog
 from .ports.model_client import ModelClient
 from .spending import CostMeter
-from .tools.base import Tool, ToolContext, ToolOutput
+from .tools.base import Tool, ToolContext, ToolOutput, raise_if_changed
 
 log = logging.getLogger("circle.loop")
 CURRENT_CALL: ContextVar[str | None] = ContextVar("circle_tool_call", default=None)
@@ -373,25 +374,24 @@ class AgentLoop:
         checked = check_call(call, {spec.name: spec.parameters for spec in self._specs})
         if isinstance(checked, RepairError):
             return ToolOutput(checked.message, is_error=True)
-        context = await self._hook_gate(checked.name, checked.arguments, call.id)
-        if isinstance(context, ToolOutput):
-            return context
-        await self._mark(session_id, call.id)
-        context = replace(context, progress=self._progress(call))
-        try:
-            arguments = self.context.secrets.expand(checked.arguments)
-            output = await self.tools[checked.name].invoke(arguments, context)
-        except ToolError as exc:
-            output = ToolOutput(exc.message, is_error=True)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.exception("tool %s crashed", checked.name)
-            output = ToolOutput(f"{checked.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        run = CallRun(
+            self.tools[checked.name],
+            schema=next(spec.parameters for spec in self._specs if spec.name == checked.name),
+            gate=lambda arguments: self._hook_gate(checked.name, arguments, call.id),
+            started=lambda: self._mark(session_id, call.id),
+            progress=self._progress(call),
+            secrets=self.context.secrets,
+        )
+        outcome = await run.run(checked.arguments)
+        if not outcome.started:
+            return outcome.output
+        output, arguments = outcome.output, outcome.arguments
+        if arguments != checked.arguments:
+            output = replace(output, text=f"{changed_note(arguments)}\n{output.text}")
         output = with_repair_note(output, checked)
         if self.hooks is not None:
             said = await self.hooks.post_tool(
-                checked.name, checked.arguments, output.text, output.is_error, tool_use_id=call.id
+                checked.name, arguments, output.text, output.is_error, tool_use_id=call.id
             )
             if said:
                 output = replace(output, text=f"{output.text}\n\n[PostToolUse hook] {said}")
@@ -475,6 +475,7 @@ class AgentLoop:
             decision = await context.approver.decide(request)
             if not decision.allowed:
                 return ToolOutput(f"{name} was not approved: {decision.reason}", is_error=True)
+            raise_if_changed(decision, arguments)
         if verdict.decision in ("allow", "ask"):
             return replace(context, hook_allowed=True)
         return context
