@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import assert_never
 
 from pydantic import JsonValue
@@ -34,122 +33,16 @@ from circle.application.runtime import Runtime
 from circle.application.session import AgentSession
 from circle.domain.catalog import Prices as ModelPrices
 from circle.domain.messages import (
-    DocumentPart,
-    ImagePart,
     Message,
     StopReason,
     TextPart,
     ThinkingPart,
     ToolCallPart,
-    ToolResultPart,
-    Usage,
 )
-from circle.domain.pricing import PER_TOKENS
 
 from ._langchain_json import langchain_json, langchain_system
+from ._message_json import API_NAMES, Origin, content_json, message_json, usage_json
 from ._stop_names import STOP_NAMES
-
-Prices = Callable[[str | None], ModelPrices | None]
-"""A model's prices (None when unknown), by its id."""
-
-
-def _openai(_model: str | None) -> str:
-    return "openai"
-
-
-def _unpriced(_model: str | None) -> ModelPrices | None:
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Origin:
-    """Where answers come from, as pi names it: the wire ``api``, the ``provider`` and the prices."""
-
-    api: str = "openai-completions"
-    provider: Callable[[str | None], str] = _openai
-    prices: Prices = _unpriced
-
-
-API_NAMES = {"anthropic": "anthropic-messages", "openai-chat": "openai-completions"}
-"""Circle's protocol names -> pi's ``api`` names (``openai-responses`` is the same in both)."""
-
-
-def usage_json(usage: Usage, prices: ModelPrices | None = None) -> dict[str, JsonValue]:
-    """Tokens in Circle's names and in pi's beside them (``cacheRead``, ``totalTokens``, ``cost``
-    in US dollars, zero where the price is unknown)."""
-    parts: dict[str, float] = {
-        "input": usage.input * prices.input if prices else 0.0,
-        "output": usage.output * prices.output if prices else 0.0,
-        "cacheRead": usage.cache_read * prices.cache_read if prices else 0.0,
-        "cacheWrite": usage.cache_write * prices.cache_write if prices else 0.0,
-    }
-    priced: dict[str, JsonValue] = {k: v / PER_TOKENS for k, v in parts.items()}
-    priced["total"] = sum(parts.values()) / PER_TOKENS
-    return {
-        "input": usage.input,
-        "output": usage.output,
-        "cache_read": usage.cache_read,
-        "cache_write": usage.cache_write,
-        "cacheRead": usage.cache_read,
-        "cacheWrite": usage.cache_write,
-        "totalTokens": usage.total,
-        "cost": priced,
-    }
-
-
-def _content(part: TextPart | ThinkingPart | ImagePart | DocumentPart | ToolCallPart) -> dict[str, JsonValue]:
-    match part:
-        case TextPart(text=text):
-            return {"type": "text", "text": text}
-        case ThinkingPart(text=text):
-            return {"type": "thinking", "thinking": text}
-        case ImagePart(media_type=media, data=data):
-            return {"type": "image", "mimeType": media, "data": data}
-        case DocumentPart(media_type=media, data=data, name=name):
-            return {"type": "document", "mimeType": media, "data": data, "name": name}
-        case ToolCallPart(id=call_id, name=name):
-            args: JsonValue = part.parsed_arguments() or {}
-            return {"type": "toolCall", "id": call_id, "name": name, "arguments": args}
-        case _:
-            assert_never(part)
-
-
-def message_json(
-    message: Message, *, timestamp: int | None = None, origin: Origin | None = None
-) -> dict[str, JsonValue]:
-    """``message`` in pi's shape; ``timestamp`` (ms since the epoch) and ``origin`` when known."""
-    data = _message_body(message, origin or Origin())
-    if timestamp is not None:
-        data["timestamp"] = timestamp
-    return data
-
-
-def _message_body(message: Message, origin: Origin) -> dict[str, JsonValue]:
-    if message.role == "tool":
-        result: ToolResultPart = message.tool_results[0]
-        return {
-            "role": "toolResult",
-            "toolCallId": result.tool_call_id,
-            "toolName": result.tool_name,
-            "content": [_content(p) for p in result.content],
-            "isError": result.is_error,
-        }
-    content: list[JsonValue] = [_content(p) for p in message.parts if not isinstance(p, ToolResultPart)]
-    if message.role == "user":
-        return {"role": "user", "content": content}
-    data: dict[str, JsonValue] = {
-        "role": "assistant",
-        "content": content,
-        "api": origin.api,
-        "provider": origin.provider(message.model),
-        "model": message.model,
-        "usage": usage_json(message.usage or Usage(), origin.prices(message.model)),
-    }
-    if message.stop_reason is not None:
-        data["stopReason"] = STOP_NAMES[message.stop_reason]
-    if message.error is not None:
-        data["errorMessage"] = message.error
-    return data
 
 
 class EventEncoder:
@@ -158,7 +51,8 @@ class EventEncoder:
     A streamed answer becomes what pi's clients expect: ``message_start`` then a ``start`` update;
     each part's ``*_start``, ``*_delta`` and ``*_end`` with the answer so far (``partial``); then
     ``done``, or ``error`` for an answer cut by an abort or a failure, before ``message_end``.
-    A message keeps the ``timestamp`` of its start.
+    A message keeps the ``timestamp`` of its start. ``turn_end`` also carries pi's ``message`` (the
+    turn's last answer, null when none came) and ``toolResults`` (the results after it).
     """
 
     def __init__(self, origin: Origin | None = None, *, clock: Callable[[], float] = time.time) -> None:
@@ -167,6 +61,9 @@ class EventEncoder:
         self._started: int | None = None
         self._retrying = 0
         """The attempt of the retry waited on or under way (0: none), for ``auto_retry_end``."""
+        self._answer: JsonValue = None
+        self._results: list[JsonValue] = []
+        """The turn's last answer and the tool results after it, for pi's ``turn_end`` fields."""
 
     def lines(self, event: AgentEvent) -> list[dict[str, JsonValue]]:
         origin = self.origin
@@ -182,9 +79,12 @@ class EventEncoder:
             case MessageEnded(message=message):
                 last = event_json(event, origin=origin, timestamp=self._stamp())
                 self._started = None
+                body = last["message"]
+                if message.role == "tool":
+                    self._results.append(body)
                 if message.role != "assistant":
                     return [last]
-                body = last["message"]
+                self._answer, self._results = body, []
                 if message.stop_reason in (StopReason.ABORTED, StopReason.ERROR):
                     closing = {"type": "error", "reason": STOP_NAMES[message.stop_reason], "error": body}
                     return [self._update(closing, body), last]
@@ -201,9 +101,15 @@ class EventEncoder:
                     "errorMessage": event.error,
                 }
                 return [event_json(event), started]
-            case TurnEnded(error=error, aborted=aborted) if self._retrying:
+            case TurnStarted():
+                self._answer, self._results = None, []
+                return [event_json(event, origin=origin)]
+            case TurnEnded(error=error, aborted=aborted):
                 final = error or ("Retry cancelled" if aborted else "the request failed")
-                return [*self._retry_end(success=False, final_error=final), event_json(event, origin=origin)]
+                ended = self._retry_end(success=False, final_error=final) if self._retrying else []
+                line = event_json(event, origin=origin)
+                line["message"], line["toolResults"] = self._answer, list(self._results)
+                return [*ended, line]
             case _:
                 return [event_json(event, origin=origin)]
 
@@ -334,7 +240,7 @@ def _update_json(
     elif event.phase == "end" and partial is not None and event.content_index < len(partial.parts):
         part = partial.parts[event.content_index]
         if isinstance(part, ToolCallPart):
-            update["toolCall"] = _content(part)
+            update["toolCall"] = content_json(part)
         elif isinstance(part, TextPart | ThinkingPart):
             update["content"] = part.text
     data: dict[str, JsonValue] = {"type": "message_update"}

@@ -1,0 +1,132 @@
+"""Messages and usage as JSON objects in pi's shapes: ``message_json`` for events, ``usage_json``
+with Circle's token names and pi's beside them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import assert_never
+
+from pydantic import JsonValue
+
+from circle.domain.catalog import Prices as ModelPrices
+from circle.domain.messages import (
+    DocumentPart,
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    Usage,
+)
+from circle.domain.pricing import PER_TOKENS
+
+from ._stop_names import STOP_NAMES
+
+Prices = Callable[[str | None], ModelPrices | None]
+"""A model's prices (None when unknown), by its id."""
+
+
+def _openai(_model: str | None) -> str:
+    return "openai"
+
+
+def _unpriced(_model: str | None) -> ModelPrices | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where answers come from, as pi names it: the wire ``api``, the ``provider`` and the prices."""
+
+    api: str = "openai-completions"
+    provider: Callable[[str | None], str] = _openai
+    prices: Prices = _unpriced
+
+
+API_NAMES = {"anthropic": "anthropic-messages", "openai-chat": "openai-completions"}
+"""Circle's protocol names -> pi's ``api`` names (``openai-responses`` is the same in both)."""
+
+
+def usage_json(usage: Usage, prices: ModelPrices | None = None) -> dict[str, JsonValue]:
+    """Tokens in Circle's names and in pi's beside them (``cacheRead``, ``totalTokens``, ``cost``
+    in US dollars, zero where the price is unknown)."""
+    parts: dict[str, float] = {
+        "input": usage.input * prices.input if prices else 0.0,
+        "output": usage.output * prices.output if prices else 0.0,
+        "cacheRead": usage.cache_read * prices.cache_read if prices else 0.0,
+        "cacheWrite": usage.cache_write * prices.cache_write if prices else 0.0,
+    }
+    priced: dict[str, JsonValue] = {k: v / PER_TOKENS for k, v in parts.items()}
+    priced["total"] = sum(parts.values()) / PER_TOKENS
+    return {
+        "input": usage.input,
+        "output": usage.output,
+        "cache_read": usage.cache_read,
+        "cache_write": usage.cache_write,
+        "cacheRead": usage.cache_read,
+        "cacheWrite": usage.cache_write,
+        "totalTokens": usage.total,
+        "cost": priced,
+    }
+
+
+def content_json(
+    part: TextPart | ThinkingPart | ImagePart | DocumentPart | ToolCallPart,
+) -> dict[str, JsonValue]:
+    match part:
+        case TextPart(text=text):
+            return {"type": "text", "text": text}
+        case ThinkingPart(text=text):
+            return {"type": "thinking", "thinking": text}
+        case ImagePart(media_type=media, data=data):
+            return {"type": "image", "mimeType": media, "data": data}
+        case DocumentPart(media_type=media, data=data, name=name):
+            return {"type": "document", "mimeType": media, "data": data, "name": name}
+        case ToolCallPart(id=call_id, name=name):
+            args: JsonValue = part.parsed_arguments() or {}
+            return {"type": "toolCall", "id": call_id, "name": name, "arguments": args}
+        case _:
+            assert_never(part)
+
+
+def message_json(
+    message: Message, *, timestamp: int | None = None, origin: Origin | None = None
+) -> dict[str, JsonValue]:
+    """``message`` in pi's shape; ``timestamp`` (ms since the epoch) and ``origin`` when known."""
+    data = _message_body(message, origin or Origin())
+    if timestamp is not None:
+        data["timestamp"] = timestamp
+    return data
+
+
+def _message_body(message: Message, origin: Origin) -> dict[str, JsonValue]:
+    if message.role == "tool":
+        result: ToolResultPart = message.tool_results[0]
+        return {
+            "role": "toolResult",
+            "toolCallId": result.tool_call_id,
+            "toolName": result.tool_name,
+            "content": [content_json(p) for p in result.content],
+            "isError": result.is_error,
+        }
+    content: list[JsonValue] = [content_json(p) for p in message.parts if not isinstance(p, ToolResultPart)]
+    if message.role == "user":
+        return {"role": "user", "content": content}
+    data: dict[str, JsonValue] = {
+        "role": "assistant",
+        "content": content,
+        "api": origin.api,
+        "provider": origin.provider(message.model),
+        "model": message.model,
+        "usage": usage_json(message.usage or Usage(), origin.prices(message.model)),
+    }
+    if message.stop_reason is not None:
+        data["stopReason"] = STOP_NAMES[message.stop_reason]
+    if message.error is not None:
+        data["errorMessage"] = message.error
+    return data
+
+
+__all__ = ["API_NAMES", "Origin", "Prices", "content_json", "message_json", "usage_json"]

@@ -1,0 +1,27 @@
+"""``turn_end`` carries pi's ``message`` and ``toolResults`` beside Circle's ``answer`` and ``usage``."""
+
+from __future__ import annotations
+
+from circle.application.events import MessageEnded, TurnEnded, TurnStarted
+from circle.domain.messages import Message, StopReason, TextPart, ToolCallPart, Usage
+from circle.entrypoints.event_codec import EventEncoder
+
+
+def test_turn_end_names_the_last_answer_and_the_tool_results_after_it() -> None:
+    encoder = EventEncoder()
+    encoder.lines(TurnStarted(session_id="s", message="go"))
+    call = ToolCallPart(id="c1", name="ls", arguments="{}")
+    asked = Message(role="assistant", parts=(call,), stop_reason=StopReason.TOOL_USE)
+    encoder.lines(MessageEnded(message=asked, checkpoint_id=None))
+    result = Message.tool_result(call_id="c1", name="ls", text="a.txt")
+    encoder.lines(MessageEnded(message=result, checkpoint_id=None))
+
+    [line] = encoder.lines(TurnEnded(session_id="s", answer="", usage=Usage(), aborted=True))
+
+    assert line["message"]["content"] == [{"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}}]
+    assert [r["toolCallId"] for r in line["toolResults"]] == ["c1"]
+    encoder.lines(TurnStarted(session_id="s", message="again"))
+    done = Message(role="assistant", parts=(TextPart(text="ok"),), stop_reason=StopReason.END)
+    encoder.lines(MessageEnded(message=done, checkpoint_id=None))
+    [line] = encoder.lines(TurnEnded(session_id="s", answer="ok", usage=Usage()))
+    assert line["message"]["content"] == [{"type": "text", "text": "ok"}] and line["toolResults"] == []
