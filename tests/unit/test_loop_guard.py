@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from circle.domain.loop_guard import call_key, found_nothing, loop_reminder
+from circle.domain.loop_guard import RUN_CAP, call_key, found_nothing, loop_reminder
 from circle.domain.messages import Message, StopReason, ToolCallPart, ToolResultPart
 
 
@@ -146,3 +146,13 @@ def test_a_long_turn_is_read_only_as_far_back_as_the_newest_runs_go() -> None:
     reminder = loop_reminder(TailOnly(turn.messages, tail=10))
 
     assert reminder is not None and "grep with the same arguments 3 times" in reminder
+
+
+def test_a_long_run_of_the_same_call_is_counted_only_as_far_as_the_reminder_needs() -> None:
+    turn = Turn()
+    for _ in range(300):
+        turn.round(("read_file", {"file_path": "a.py"}, "1\tprint()"))
+
+    reminder = loop_reminder(TailOnly(turn.messages, tail=2 * RUN_CAP + 2))
+
+    assert reminder is not None and f"the same arguments {RUN_CAP} times or more in a row" in reminder

@@ -21,6 +21,9 @@ from .messages import Message, ToolCallPart, ToolResultPart
 
 REPEAT_LIMIT = 3
 EMPTY_LIMIT = 4
+RUN_CAP = 10
+"""Runs are counted this far and no further: a reminder says "10 times or more", and a long turn
+of one call repeated costs each request ten rounds' reading, not the whole turn's."""
 
 NOTHING_FOUND = (
     "no matches for ",
@@ -65,13 +68,18 @@ def _calls_newest_first(messages: Sequence[Message]) -> Iterator[tuple[ToolCallP
 
 
 def _trailing_run(flags: Iterable[bool]) -> int:
-    """How many flags are true from the start (the newest first), stopping at the first false one."""
+    """How many flags are true from the start (the newest first), stopping at the first false one
+    or at :data:`RUN_CAP`."""
     run = 0
     for flag in flags:
-        if not flag:
+        if not flag or run == RUN_CAP:
             break
         run += 1
     return run
+
+
+def _times(run: int) -> str:
+    return f"{run} times or more" if run == RUN_CAP else f"{run} times"
 
 
 def loop_reminder(
@@ -95,7 +103,7 @@ def loop_reminder(
         )
         if repeats >= repeat_limit:
             notes.append(
-                f"You have called {last[0]} with the same arguments {repeats} times in a row; "
+                f"You have called {last[0]} with the same arguments {_times(repeats)} in a row; "
                 "the result will not change. Change course: try a different approach, or answer "
                 "with what you know."
             )
@@ -103,10 +111,19 @@ def loop_reminder(
     empty = _trailing_run(found_nothing(result) for result in answered)
     if empty >= empty_limit:
         notes.append(
-            f"Your last {empty} searches and reads found nothing. Change course: check the paths "
-            "with ls or glob, widen the pattern, or answer with what you know."
+            f"Your last {empty}{' or more' if empty == RUN_CAP else ''} searches and reads found "
+            "nothing. Change course: check the paths with ls or glob, widen the pattern, or answer "
+            "with what you know."
         )
     return " ".join(notes) if notes else None
 
 
-__all__ = ["EMPTY_LIMIT", "NOTHING_FOUND", "REPEAT_LIMIT", "call_key", "found_nothing", "loop_reminder"]
+__all__ = [
+    "EMPTY_LIMIT",
+    "NOTHING_FOUND",
+    "REPEAT_LIMIT",
+    "RUN_CAP",
+    "call_key",
+    "found_nothing",
+    "loop_reminder",
+]
