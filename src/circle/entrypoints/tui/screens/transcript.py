@@ -18,7 +18,7 @@ from circle.domain.messages import Message, TextPart, ThinkingPart, ToolCallPart
 from circle.entrypoints.tui._format import edit_preview, tool_title
 from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, command_text, diff_text
 
-TITLE = "Transcript · every tool output in full · pgup pgdn home end scroll · esc or ctrl+o closes"
+TITLE = "Transcript, every output in full · esc or ctrl+o closes · pgup pgdn home end"
 
 
 def transcript_text(messages: Sequence[Message]) -> Text:
