@@ -31,7 +31,7 @@ from circle.application.runtime import Runtime
 from circle.application.session import AgentSession
 from circle.domain.errors import CircleError
 
-from . import _rpc_commands, _rpc_models, _rpc_sessions
+from . import _rpc_commands, _rpc_jobs, _rpc_models, _rpc_sessions
 from ._crash import write_crash_log
 from ._rpc_approvals import RpcApprovals, approval_timeout_s
 from ._rpc_io import Command, Handler, Output, RpcError, failure
@@ -77,8 +77,6 @@ class RpcServer:
         """A compaction of the current session runs (between ``compaction_start`` and its end)."""
         self.last_compaction: CompactionEnded | None = None
         """The current session's last compaction, as its end event told it."""
-        self.pending_notes: list[str] = []
-        """The outputs of ``bash`` commands, waiting to go with the next prompt."""
         self.steering_mode: QueueMode = "all"
         self.follow_up_mode: QueueMode = "one-at-a-time"
         self.auto_compaction = True
@@ -87,17 +85,15 @@ class RpcServer:
         self.approvals: RpcApprovals | None = None
         """With ``--rpc-approvals``: the client answers what asks."""
         self._work: asyncio.Task[object] | None = None
-        self._known_jobs: dict[int, str] = {}
+        self.known_jobs: dict[int, str] = {}
+        """Each job's status as the last ``job`` event told it (by the job's id())."""
         self._queue_sent: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
         self.commands: dict[str, Handler] = {
             **_rpc_commands.COMMANDS,
             **_rpc_sessions.COMMANDS,
             **_rpc_models.COMMANDS,
+            **_rpc_jobs.COMMANDS,
             "get_state": get_state,
-            "list_jobs": list_jobs,
-            "get_jobs": list_jobs,
-            "stop_job": stop_job,
-            "background": background,
         }
         self.encoder = EventEncoder(session_origin(runtime, lambda: self.session))
         self._watch(session)
@@ -133,9 +129,9 @@ class RpcServer:
 
     def _job_events(self, jobs: list[Job], session_id: str) -> None:
         for job in jobs:
-            if self._known_jobs.get(id(job)) != job.status:
-                self._known_jobs[id(job)] = job.status
-                self.out.write({"type": "job", **job_json(job, session_id)})
+            if self.known_jobs.get(id(job)) != job.status:
+                self.known_jobs[id(job)] = job.status
+                self.out.write({"type": "job", **_rpc_jobs.job_json(job, session_id)})
 
     # the loop --------------------------------------------------------------------------------
 
@@ -226,10 +222,7 @@ class RpcServer:
     # what the commands share -----------------------------------------------------------------
 
     async def start(self, message: str, media: tuple[MediaPart, ...] = ()) -> JsonValue:
-        """Start the work of a prompt (the ``bash`` outputs waiting go first); it runs on."""
-        if self.pending_notes:
-            message = "\n\n".join([*self.pending_notes, message])
-            self.pending_notes = []
+        """Start the work of a prompt (the session sends the ``bash`` outputs waiting first); it runs on."""
         self.aborted = False
         self._work = asyncio.create_task(self.session.prompt(message, media=media))
         await asyncio.sleep(0)  # the session is busy from here on
@@ -249,7 +242,6 @@ class RpcServer:
         self.aborted = True
         self.session = await opening
         self.aborted = False
-        self.pending_notes = []
         self._watch(self.session)
         self.apply_settings()
         self.publish_queue()
@@ -281,50 +273,6 @@ async def get_state(server: RpcServer, command: Command) -> JsonValue:
         "followUpMode": server.follow_up_mode,
         "sessionFile": None,
         "autoCompactionEnabled": server.auto_compaction and session.loop.window.compactor is not None,
-    }
-
-
-async def list_jobs(server: RpcServer, command: Command) -> JsonValue:
-    found: list[JsonValue] = []
-    for session in server.runtime.sessions:
-        if session.jobs is not None:
-            found.extend(job_json(job, session.session_id) for job in session.jobs.jobs)
-    return {"jobs": found}
-
-
-async def stop_job(server: RpcServer, command: Command) -> JsonValue:
-    job_id = command.get("jobId", command.get("job_id"))
-    if not isinstance(job_id, str) or not job_id.strip():
-        raise RpcError('stop_job needs "jobId": list_jobs shows them')
-    runtime = server.runtime
-    sessions = [server.session, *(s for s in reversed(runtime.sessions) if s is not server.session)]
-    for session in sessions:
-        jobs = session.jobs
-        if jobs is not None and any(job.id == job_id.strip() for job in jobs.jobs):
-            job = await jobs.stop(job_id)
-            server._known_jobs[id(job)] = job.status
-            return {"job": job_json(job, session.session_id)}
-    raise RpcError(f"no background job {job_id!r}: list_jobs shows them")
-
-
-async def background(server: RpcServer, command: Command) -> JsonValue:
-    jobs = server.session.jobs
-    moved = 0 if jobs is None else await jobs.move_waiting_to_background()
-    return {"moved": moved}
-
-
-def job_json(job: Job, session_id: str) -> dict[str, JsonValue]:
-    """A background job as the ``job`` event and ``list_jobs`` show it."""
-    return {
-        "id": job.id,
-        "sessionId": session_id,
-        "kind": job.kind,
-        "command": job.command,
-        "status": job.status,
-        "exitCode": job.exit_code,
-        "description": job.describe(),
-        "outputPath": job.output_path,
-        "startedAt": job.started,
     }
 
 
