@@ -124,3 +124,25 @@ async def test_the_plan_card_renders_its_markdown(
         shown = "\n".join(screen_lines(app)[region.y : region.bottom])
         assert "**Fix**" not in shown and "# Steps" not in shown
         assert "Steps" in shown and "Run pytest" in shown
+
+
+async def test_a_long_plan_scrolls_in_its_card_with_page_keys(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from textual.containers import VerticalScroll
+
+    plan = "# Steps\n\n" + "\n".join(f"{n}. Step {n}" for n in range(1, 30))
+    backend.model.add(answer("", Call("plan_enter", {})), answer("", Call("plan_exit", {"plan": plan})))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "plan it")
+        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        card = screen.card
+        assert card is not None
+        box = card.query_one(".card-question-scroll", VerticalScroll)
+        await until(pilot, lambda: box.max_scroll_y > 0)
+        await pilot.press("pagedown")
+        await until(pilot, lambda: box.scroll_y > 0)
+        assert any("pgup pgdn scroll" in line for line in screen_lines(app))

@@ -189,7 +189,7 @@ class QuestionCard(Card):
         self.marked = set()
         several = " · space marks" if question.multiple else ""
         pick = "1-9 or ↑↓ enter picks" if self.options else "type, then enter"
-        self.keys = f"{pick}{several} · esc dismisses"
+        self.keys = f"{pick}{several} · esc dismisses · pgup pgdn scroll"
         self.question_text.show(question.question)
         self.typed.value = ""
 
@@ -262,6 +262,10 @@ class QuestionCard(Card):
         elif key in ("up", "down") and self.options:
             self.move(-1 if key == "up" else 1)
             self.focus()
+        elif key in SCROLL_KEYS:  # a long question (a plan) scrolls in its own box
+            scroll = self.query_one(".card-question-scroll", VerticalScroll)
+            page = scroll.scroll_page_up if key == "pageup" else scroll.scroll_page_down
+            page(animate=False)
         elif key == "space" and not typing and self.pending.questions[self.index].multiple:
             self.marked ^= {self.selected}
             self._draw()
