@@ -28,6 +28,9 @@ _EXPORTS: dict[str, str] = {
     "ContextOverflowError": "circle.domain.errors",
     "ErrorReported": "circle.application.events",
     "FunctionTool": "circle.application.tools.functions",
+    "HookInput": "circle.application.code_hooks",
+    "HookResult": "circle.application.code_hooks",
+    "Hooks": "circle.application.code_hooks",
     "ImagePart": "circle.domain.messages",
     "Message": "circle.domain.messages",
     "MessageEnded": "circle.application.events",
@@ -62,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "UsageLimitError": "circle.domain.errors",
     "query": "circle.entrypoints.oneshot",
     "run_sync": "circle.entrypoints.oneshot",
+    "sessions": "circle.entrypoints.library",
     "tool": "circle.application.tools.functions",
 }
 
@@ -83,6 +87,9 @@ __all__ = [
     "ContextOverflowError",
     "ErrorReported",
     "FunctionTool",
+    "HookInput",
+    "HookResult",
+    "Hooks",
     "ImagePart",
     "Message",
     "MessageEnded",
@@ -118,11 +125,13 @@ __all__ = [
     "__version__",
     "query",
     "run_sync",
+    "sessions",
     "tool",
 ]
 
 if TYPE_CHECKING:
     from circle.application.agent_loop import TurnResult
+    from circle.application.code_hooks import HookInput, HookResult, Hooks
     from circle.application.events import (
         AgentEnded,
         AgentEvent,
@@ -168,7 +177,7 @@ if TYPE_CHECKING:
         UsageLimitError,
     )
     from circle.domain.messages import ImagePart, Message, StopReason, Usage
-    from circle.entrypoints.library import Agent
+    from circle.entrypoints.library import Agent, sessions
     from circle.entrypoints.oneshot import query, run_sync
 
 

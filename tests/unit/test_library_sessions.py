@@ -213,3 +213,13 @@ async def test_a_session_left_empty_is_not_reopened(tmp_path: Path) -> None:
             await agent.run("read", files=["missing.txt"])
     async with agent:
         assert (await agent.run("hi")).answer == "Hi."
+
+
+async def test_circle_sessions_lists_what_agent_sessions_lists(tmp_path: Path) -> None:
+    store = InMemorySessionStore()
+    model = ScriptedModel([answer("hi")])
+    async with circle.Agent(tmp_path, model_client=model, store=store, trust=True) as agent:
+        await agent.run("hello")
+    listed = await circle.sessions(tmp_path, store=store)
+    assert [s.id for s in listed] == [s.id for s in await circle.Agent.sessions(tmp_path, store=store)]
+    assert [s.title for s in listed] == ["hello"]

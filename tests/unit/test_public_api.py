@@ -48,6 +48,9 @@ PUBLIC_NAMES = [
     "ContextOverflowError",
     "ErrorReported",
     "FunctionTool",
+    "HookInput",
+    "HookResult",
+    "Hooks",
     "ImagePart",
     "Message",
     "MessageEnded",
@@ -83,6 +86,7 @@ PUBLIC_NAMES = [
     "__version__",
     "query",
     "run_sync",
+    "sessions",
     "tool",
 ]
 

@@ -3,7 +3,8 @@
 Each hook is a shell command run in the workspace with a timeout. It gets the event as JSON on
 stdin, with Claude Code's fields (``session_id``, ``cwd``, ``hook_event_name``, ``tool_name``,
 ``tool_input``, ``tool_response`` ...), and answers with its exit code and output, which
-:mod:`circle.domain.hooks` interprets. The hooks of one event run at the same time.
+:mod:`circle.domain.hooks` interprets. The hooks of one event run at the same time, with the
+embedding program's Python hooks (:mod:`circle.application.code_hooks`).
 
 ``tool_name`` is Circle's (``execute``, ``apply_patch``); ``tool_input`` is the call's arguments,
 where a hook written for Claude Code looks for them (``command`` for ``execute``, ``file_path`` for
@@ -39,6 +40,7 @@ from circle.domain.hooks import (
 )
 from circle.domain.patch import UpdateFile, parse_patch
 
+from .code_hooks import Hooks, run_hook
 from .ports.process_runner import ProcessRunner
 
 log = logging.getLogger("circle.hooks")
@@ -59,6 +61,7 @@ class HookRunner:
         permission_mode: Asked at each event for what to send as ``permission_mode`` (the
             session's approval mode, or plan mode, in Claude Code's names: see
             :func:`circle.domain.hooks.permission_mode`).
+        code: Python hooks (``circle.Hooks``), run beside the commands with the same message.
     """
 
     def __init__(
@@ -70,9 +73,11 @@ class HookRunner:
         session_id: str,
         env: Mapping[str, str] | None = None,
         permission_mode: Callable[[], str] = lambda: "default",
+        code: Hooks | None = None,
     ) -> None:
         self.processes = processes
         self.hooks = hooks
+        self.code = code
         self.workspace = workspace
         self.session_id = session_id
         self.permission_mode = permission_mode
@@ -140,7 +145,8 @@ class HookRunner:
         self, event: HookEvent, payload: Mapping[str, JsonValue], *, target: str | None
     ) -> list[HookVerdict]:
         commands = self.hooks.commands(event, target)
-        if not commands:
+        function = self.code.on(event) if self.code is not None else None
+        if not commands and function is None:
             return []
         message: dict[str, JsonValue] = {
             "session_id": self.session_id,
@@ -150,8 +156,15 @@ class HookRunner:
             **payload,
         }
         stdin = json.dumps(message, ensure_ascii=False)
-        runs = await asyncio.gather(*(self._run_one(hook, stdin) for hook in commands))
-        return [interpret(hook, run, event=event) for hook, run in zip(commands, runs, strict=True)]
+        ran = asyncio.gather(*(self._run_one(hook, stdin) for hook in commands))
+        if function is None or self.code is None:
+            runs = await ran
+            said = []
+        else:
+            code = run_hook(function, message, event=event, timeout_s=self.code.timeout_s)
+            runs, own = await asyncio.gather(ran, code)
+            said = [own]
+        return [interpret(hook, run, event=event) for hook, run in zip(commands, runs, strict=True)] + said
 
     async def _run_one(self, hook: HookCommand, stdin: str) -> HookRun:
         try:

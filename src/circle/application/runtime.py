@@ -25,6 +25,7 @@ from circle.domain.thinking import ThinkingLevel
 
 from .agent_loop import AgentLoop, LoopSettings
 from .approvals import ApprovalPolicy, PlanMode, PlanModeGate, hook_mode
+from .code_hooks import Hooks
 from .compaction import Compactor
 from .context.system_prompt import Environment, PromptOptions, build_system_prompt
 from .conversation import Conversation
@@ -85,6 +86,8 @@ class RuntimeOptions:
     rejected parameters dropped); without one it is used as it is (scripted models, tests)."""
     hooks: HookConfig | None = None
     """hooks.json (the person's, and an approved trusted project's)."""
+    code_hooks: Hooks | None = None
+    """The embedding program's Python hooks (``circle.Agent(hooks=...)``), run beside hooks.json's."""
     home: str = "~"
     """The person's home folder, for judging commands such as ``rm -rf ~`` and for their own AGENTS.md."""
     data_dir: str | None = None
@@ -418,12 +421,13 @@ class Runtime:
         )
 
     def _hooks(self, conversation: Conversation, mode: Callable[[], str]) -> HookRunner | None:
-        config = self.options.hooks
-        if config is None or not any(config.events.values()):
+        config = self.options.hooks or HookConfig()
+        if not any(config.events.values()) and self.options.code_hooks is None:
             return None
         return HookRunner(
             self.ports.hook_processes or self.ports.processes,
             config,
+            code=self.options.code_hooks,
             workspace=self.options.workspace,
             session_id=conversation.session_id,
             env=self.options.env or None,

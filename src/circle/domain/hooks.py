@@ -311,6 +311,16 @@ def interpret(hook: HookCommand, run: HookRun, *, event: HookEvent = "PreToolUse
     return _structured(label, answer, event=event)
 
 
+def interpret_answer(label: str, answer: Mapping[str, object], *, event: HookEvent) -> HookVerdict:
+    """What a hook's JSON answer (a parsed object, as on a hook's stdout) decides on ``event``."""
+    return _structured(label, dict(answer), event=event)
+
+
+def failure(label: str, message: str) -> HookVerdict:
+    """A hook that failed (crashed, timed out, answered what Circle cannot follow): it denies."""
+    return _failure(label, message)
+
+
 def _structured(label: str, answer: dict[str, object], *, event: HookEvent) -> HookVerdict:
     specific = answer.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
@@ -409,7 +419,9 @@ __all__ = [
     "HookVerdict",
     "ProjectHooksState",
     "combine",
+    "failure",
     "interpret",
+    "interpret_answer",
     "parse_hooks",
     "permission_mode",
     "tool_names",

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import TracebackType
 
 from circle.application.agent_loop import TurnResult
+from circle.application.code_hooks import Hooks
 from circle.application.events import AgentEvent
 from circle.application.ports.model_client import ModelClient
 from circle.application.ports.session_store import SessionInfo, SessionStore
@@ -65,6 +66,7 @@ class Agent:
         approver: who answers a call that asks: an :class:`circle.Approver` (an object with
             ``async decide(request)``) or an async function of a :class:`circle.ApprovalRequest`;
             either returns a :class:`circle.ApprovalDecision`. None: such calls are refused.
+        hooks: Python hooks (:class:`circle.Hooks`), run beside hooks.json's with their semantics.
         approval_mode: ``"default"``, ``"accept-edits"``, ``"read-only"`` or ``"auto"`` (else
             ``approval_mode`` in settings.json, else ``"default"``).
         trust: trust the workspace for this agent without recording it, as the person would with
@@ -106,6 +108,7 @@ class Agent:
         model_client: ModelClient | None = None,
         store: SessionStore | None = None,
         approver: ApproverLike | None = None,
+        hooks: Hooks | None = None,
         approval_mode: str | None = None,
         trust: bool = False,
         session_id: str | None = None,
@@ -152,6 +155,9 @@ class Agent:
             self._opts, session_id=session_id, continue_session=continue_session, fork_from=fork_from
         )
         self._fork_at = fork_at
+        if hooks is not None and not isinstance(hooks, Hooks):
+            raise TypeError(f"hooks must be a circle.Hooks, got {hooks!r}")
+        self._hooks = hooks
         as_approver(approver)  # a wrong kind of approver fails here, not at the first call
         self._given = Overrides(model=model_client, store=store, approver=approver)
         self._in_use = NONE
@@ -239,6 +245,7 @@ class Agent:
             config.options.timeouts = None  # a client given is used as it is: no retries or deadlines
             container.model.override(use.model)
         config.options.own_tools = self._own_tools
+        config.options.code_hooks = self._hooks
         if use.store is not None:
             container.store.override(use.store)
             container.lease.override(None)  # leases live in the SQLite store (the default one)
@@ -358,6 +365,18 @@ class Agent:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+async def sessions(
+    workspace: str | os.PathLike[str] = ".",
+    *,
+    all_workspaces: bool = False,
+    store: SessionStore | None = None,
+    limit: int = 50,
+) -> list[SessionInfo]:
+    """The stored sessions of ``workspace`` (or of every folder), newest first: the same as
+    :meth:`Agent.sessions`, whose arguments it takes."""
+    return await Agent.sessions(workspace, all_workspaces=all_workspaces, store=store, limit=limit)
 
 
 class _NoAgent:
