@@ -278,26 +278,29 @@ class AgentLoop:
         """One answer; compacted first when the request passes the budget, and once more (then
         sent again) when the endpoint says it overflowed."""
         system, name = self.settings.system, self.settings.model
-        await self.window.before_request(
-            conversation, system=system, messages=self._messages(conversation), tools=self._specs
+        messages = self._messages(conversation)  # prepared once, again only if compacted
+        compacted = await self.window.before_request(
+            conversation, system=system, messages=messages, tools=self._specs
         )
+        if compacted:
+            messages = self._messages(conversation)
         try:
-            request = self._request(conversation)
+            request = self._request(messages)
             return await ask_model(self.model, request, events=self.events, model_name=name)
         except ContextOverflowError:
             if await self.compact(conversation, reason="overflow") is None:
                 raise
-            request = self._request(conversation)
+            request = self._request(self._messages(conversation))
             return await ask_model(self.model, request, events=self.events, model_name=name)
 
     def _messages(self, conversation: Conversation) -> tuple[Message, ...]:
         return self._media.apply(self.window.prune(request_messages(conversation.messages)))
 
-    def _request(self, conversation: Conversation) -> ModelRequest:
+    def _request(self, messages: tuple[Message, ...]) -> ModelRequest:
         return ModelRequest(
             model=self.settings.model,
             system=self.settings.system,
-            messages=self._messages(conversation),
+            messages=messages,
             tools=self._specs,
             max_output_tokens=self.settings.max_output_tokens,
             thinking=self.settings.thinking,

@@ -46,6 +46,7 @@ from circle.domain.approval_rules import (
 )
 from circle.domain.approvals import classify_command
 from circle.domain.hooks import permission_mode
+from circle.domain.messages import Aside
 from circle.domain.web import WEBFETCH_TOOL, no_one_to_ask, site_rule
 
 from .ports.approver import ApprovalDecision, ApprovalRequest, Approver
@@ -191,6 +192,11 @@ def _parts(request: ApprovalRequest) -> tuple[str, ...]:
     return command_subjects(verdict.words)
 
 
+PLAN_MODE_ON = (
+    "[The person turned plan mode on: read, search and ask, but change nothing; when the plan is "
+    "ready, call plan_exit with it.]"
+)
+PLAN_MODE_OFF = "[The person turned plan mode off: changes are allowed again, asking as usual.]"
 PLAN_MODE_REFUSAL = "plan mode: changes wait until the person accepts the plan (call plan_exit with the plan)"
 
 
@@ -206,15 +212,38 @@ class PlanMode:
 
     active: bool = False
     policy: ApprovalPolicy | None = None
+    told: bool | None = None
+    """Whether the model last knew plan mode to be on (None: as ``active`` began)."""
+
+    def __post_init__(self) -> None:
+        if self.told is None:
+            self.told = self.active
 
     def enter(self) -> None:
-        self.active = True
+        """Turn plan mode on from a tool call (whose result tells the model)."""
+        self.active = self.told = True
 
     def leave(self, mode: ApprovalMode | None = None) -> None:
-        """Leave plan mode, switching the policy to ``mode`` when one is given."""
-        self.active = False
+        """Leave plan mode from a tool call, switching the policy to ``mode`` when one is given."""
+        self.active = self.told = False
         if mode is not None and self.policy is not None:
             self.policy.mode = mode
+
+    def switch(self, active: bool) -> None:
+        """The person turns plan mode on or off; the model is told with their next message."""
+        self.active = active
+
+    def news(self) -> Aside | None:
+        """The notice for the model's next message: plan mode's net change since it last knew
+        (None when the person switched it back to where it was), then it knows."""
+        if self.active == self.told:
+            return None
+        self.told = self.active
+        return (
+            Aside(kind="plan-on", text=PLAN_MODE_ON)
+            if self.active
+            else Aside(kind="plan-off", text=PLAN_MODE_OFF)
+        )
 
 
 class PlanModeGate:
@@ -246,6 +275,8 @@ def hook_mode(approver: Approver, plan: PlanMode) -> Callable[[], str]:
 
 __all__ = [
     "APPROVAL_MODES",
+    "PLAN_MODE_OFF",
+    "PLAN_MODE_ON",
     "PLAN_MODE_REFUSAL",
     "AllowAll",
     "ApprovalMode",

@@ -74,6 +74,14 @@ class Attached:
 
     blocks: tuple[str, ...] = ()
     media: tuple[MediaPart, ...] = ()
+    names: tuple[str, ...] = ()
+    """The files attached, as the person named them."""
+
+    def plus(self, other: Attached) -> Attached:
+        """These files, then ``other``'s."""
+        return Attached(
+            (*self.blocks, *other.blocks), (*self.media, *other.media), (*self.names, *other.names)
+        )
 
     def text(self, message: str) -> str:
         """The message with the attached files' blocks in front."""
@@ -103,6 +111,7 @@ async def attach_files(
     """
     blocks: list[str] = []
     parts: list[MediaPart] = []
+    attached: list[str] = []
     for name in dict.fromkeys(names):
         path = posixpath.join(workspace, name)
         info = await _stat(files, path, name)
@@ -112,9 +121,10 @@ async def attach_files(
             raise AttachmentError(f"cannot attach @{name}: {'it is a folder' if info else 'no such file'}")
         block, part = await _one(files, images, path, info, name)
         blocks.append(block)
+        attached.append(name)
         if part is not None:
             parts.append(part)
-    return Attached(tuple(blocks), tuple(parts))
+    return Attached(tuple(blocks), tuple(parts), tuple(attached))
 
 
 async def _stat(files: FileSystem, path: str, name: str) -> FileInfo | None:
@@ -174,6 +184,18 @@ def find_mentions(text: str) -> list[Mention]:
     return found
 
 
+async def mentioned(text: str, *, workspace: str, files: FileSystem, images: ImageCodec | None) -> Attached:
+    """The files typed ``text``'s @mentions name (a mention that names no file is left out).
+
+    Raises:
+        AttachmentError: A mentioned file is binary, unreadable or over its limit.
+    """
+    names = [mention.path for mention in find_mentions(text)]
+    if not names:
+        return Attached()
+    return await attach_files(names, workspace=workspace, files=files, images=images, skip_missing=True)
+
+
 async def attach_mentions(
     text: str, *, workspace: str, files: FileSystem, images: ImageCodec | None
 ) -> tuple[str, tuple[MediaPart, ...]]:
@@ -183,10 +205,7 @@ async def attach_mentions(
     Raises:
         AttachmentError: A mentioned file is binary, unreadable or over its limit.
     """
-    names = [mention.path for mention in find_mentions(text)]
-    if not names:
-        return text, ()
-    attached = await attach_files(names, workspace=workspace, files=files, images=images, skip_missing=True)
+    attached = await mentioned(text, workspace=workspace, files=files, images=images)
     return attached.text(text), attached.media
 
 
@@ -200,4 +219,5 @@ __all__ = [
     "check_media_size",
     "find_mentions",
     "media_part",
+    "mentioned",
 ]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from circle.domain.messages import Aside
+
 from .runtime import Runtime
 
 TIMEOUT_S = 600
@@ -35,10 +37,13 @@ class PersonCommand:
     truncated: bool = False
     timed_out: bool = False
 
+    def aside(self) -> Aside:
+        """The command and its output as they go with the person's next message."""
+        return Aside(kind="command", text=self.command, output=self.output, exit_code=self.exit_code)
+
     def note(self) -> str:
         """The command and its output as the model reads them, with the person's next message."""
-        opening = f'<command ran-by="person" exit-code="{self.exit_code}">'
-        return f"{opening}\n$ {self.command}\n{self.output}</command>"
+        return self.aside().note()
 
 
 async def run_person_command(runtime: Runtime, command: str) -> PersonCommand:

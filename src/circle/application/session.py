@@ -22,9 +22,10 @@ import contextlib
 from collections.abc import Callable, Sequence
 
 from circle.domain.errors import ConfigError
-from circle.domain.messages import DocumentPart, ImagePart
+from circle.domain.messages import Aside, DocumentPart, ImagePart, Shown
 
 from .agent_loop import AgentLoop, Inbox, TurnResult
+from .attachments import Attached
 from .conversation import Conversation
 from .events import AgentEnded, AgentStarted
 from .jobs import JobManager
@@ -56,6 +57,8 @@ class AgentSession:
         self._steered: list[str] = []
         self._settled: list[Callable[[], None]] = []
         self._appended_at_start = 0
+        self.asides: list[Aside] = []
+        """What waits to go with the person's next message (commands they ran)."""
         if jobs is not None:
             jobs.on_ended(self._job_ended)
 
@@ -91,9 +94,21 @@ class AgentSession:
         for listener in list(self._settled):
             listener()
 
-    async def prompt(self, text: str, *, media: Sequence[ImagePart | DocumentPart] = ()) -> TurnResult:
+    async def prompt(
+        self,
+        text: str,
+        *,
+        media: Sequence[ImagePart | DocumentPart] = (),
+        attached: Attached | None = None,
+        typed: str | None = None,
+    ) -> TurnResult:
         """Run a turn for ``text`` (with the images and PDFs in ``media`` after it), then one turn
         for each follow-up queued meanwhile.
+
+        The model reads, before ``text``: plan mode's net change since it last knew, the
+        :attr:`asides` waiting (the person's commands), and the ``attached`` files. The person's row
+        shows ``typed`` (what the input box showed, pastes folded; default ``text``) with the files
+        as names and the rest apart.
 
         Returns the last turn's result. A cancelled turn returns with ``aborted`` set. Job notices
         that wait go with ``text``; those that come after its turns get turns of their own.
@@ -109,8 +124,8 @@ class AgentSession:
         try:
             self._steer_waiting()
             if not self.conversation.messages:
-                await self._title(text)
-            return await self._go_on(await self._run(text, media=media))
+                await self._title(typed or text)
+            return await self._go_on(await self._run(text, media=media, attached=attached, typed=typed))
         finally:
             self._settle()
 
@@ -134,11 +149,23 @@ class AgentSession:
                 break
         return result
 
-    async def _run(self, text: str | None, *, media: Sequence[ImagePart | DocumentPart] = ()) -> TurnResult:
-        """One turn for ``text``, or (None) for the job notices waiting."""
+    async def _run(
+        self,
+        text: str | None,
+        *,
+        media: Sequence[ImagePart | DocumentPart] = (),
+        attached: Attached | None = None,
+        typed: str | None = None,
+    ) -> TurnResult:
+        """One turn for the person's ``text``, or (None) for the job notices waiting."""
+        shown: Shown | None = None
         if text is None:
             self._steer_waiting()
-        turn = self.loop.run_turn(self.conversation, text, self.inbox, media=media)
+        else:
+            text, media, shown = self._compose(
+                text, media=media, attached=attached or Attached(), typed=typed
+            )
+        turn = self.loop.run_turn(self.conversation, text, self.inbox, media=media, shown=shown)
         self._task = asyncio.create_task(turn)
         try:
             return await self._task
@@ -149,6 +176,23 @@ class AgentSession:
                 self.inbox.notices.remove(notice)
             self._waiting[:0] = unread
             self._steered = []
+
+    def add_aside(self, aside: Aside) -> None:
+        """Send ``aside`` (a command the person ran) with the person's next message."""
+        self.asides.append(aside)
+
+    def _compose(
+        self, text: str, *, media: Sequence[ImagePart | DocumentPart], attached: Attached, typed: str | None
+    ) -> tuple[str, tuple[ImagePart | DocumentPart, ...], Shown | None]:
+        """The text the model reads for the person's ``text``, its media, and how it is shown."""
+        news = self.loop.context.plan_mode.news()
+        asides = (*([news] if news is not None else []), *self.asides)
+        self.asides = []
+        sent = "\n\n".join([*(aside.note() for aside in asides), *attached.blocks, text])
+        shown = None
+        if asides or attached.names or (typed is not None and typed != text):
+            shown = Shown(typed=text if typed is None else typed, asides=asides, files=attached.names)
+        return sent, (*media, *attached.media), shown
 
     def _job_ended(self) -> None:
         if self.jobs is not None:

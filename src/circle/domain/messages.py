@@ -129,6 +129,40 @@ Part = Annotated[
 Role = Literal["user", "assistant", "tool"]
 
 
+class Aside(_Frozen):
+    """Something that went with a person's message that they did not type: plan mode turned on or
+    off (``plan-on``, ``plan-off``), or a command they ran (``command``, with what it printed)."""
+
+    kind: Literal["plan-on", "plan-off", "command"]
+    text: str
+    """The notice the model reads, or the command line."""
+    output: str = ""
+    exit_code: int | None = None
+
+    def note(self) -> str:
+        """What the model reads of it, before the person's text."""
+        if self.kind != "command":
+            return self.text
+        opening = f'<command ran-by="person" exit-code="{self.exit_code}">'
+        return f"{opening}\n$ {self.text}\n{self.output}</command>"
+
+
+class Shown(_Frozen):
+    """How a user message is shown, apart from the text the model reads.
+
+    Attributes:
+        source: ``person`` for what a person sent, ``job`` for a background job's notice.
+        typed: What the person typed, long pastes folded as the input box showed them.
+        asides: What went with it, in the order sent (before the attached files and the text).
+        files: The files attached to it (shown as chips, not their contents).
+    """
+
+    source: Literal["person", "job"] = "person"
+    typed: str = ""
+    asides: tuple[Aside, ...] = ()
+    files: tuple[str, ...] = ()
+
+
 class Message(_Frozen):
     """One message of a conversation."""
 
@@ -140,11 +174,15 @@ class Message(_Frozen):
     error: str | None = None
     scope: str | None = None
     """An opaque fingerprint of the endpoint, key and model that wrote this answer (for signed thinking)."""
+    shown: Shown | None = None
+    """How a user message is shown when that is not its text as it is (see :class:`Shown`)."""
 
     @classmethod
-    def user(cls, text: str, *, media: Sequence[ImagePart | DocumentPart] = ()) -> Message:
+    def user(
+        cls, text: str, *, media: Sequence[ImagePart | DocumentPart] = (), shown: Shown | None = None
+    ) -> Message:
         """A person's message: its text, then any images and PDFs attached to it."""
-        return cls(role="user", parts=(TextPart(text=text), *media))
+        return cls(role="user", parts=(TextPart(text=text), *media), shown=shown)
 
     @classmethod
     def tool_result(cls, *, call_id: str, name: str, text: str, is_error: bool = False) -> Message:
@@ -197,12 +235,14 @@ __all__ = [
     "INTERRUPTED_RESULT",
     "NOT_RUN_RESULT",
     "STOPPED_RESULT",
+    "Aside",
     "DocumentPart",
     "ImagePart",
     "Message",
     "Part",
     "ResultContent",
     "Role",
+    "Shown",
     "StopReason",
     "TextPart",
     "ThinkingPart",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from circle.application.attachments import MediaPart
+    from circle.application.attachments import Attached, MediaPart
 
 
 @dataclass
@@ -19,7 +19,10 @@ class RunOptions:
     workspace: Path
     message: str
     media: tuple[MediaPart, ...] = ()
-    """The images and PDFs attached to ``message`` (``@file``), sent after its text."""
+    """Images and PDFs sent after ``message``'s text."""
+    attached: Attached | None = None
+    """The files named with ``@file`` on the command line: their text goes in front of ``message``,
+    their images and PDFs after it, and the person's row shows them by name."""
     mode: str = "print"
     model: str | None = None
     no_session: bool = False

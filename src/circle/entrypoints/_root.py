@@ -18,7 +18,7 @@ from ._crash import guard
 from ._options import RunOptions, read_stdin_message
 
 if TYPE_CHECKING:
-    from circle.application.attachments import MediaPart
+    from circle.application.attachments import Attached
 
 root = typer.Typer(add_completion=False, context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -63,11 +63,11 @@ def _is_folder(word: str) -> bool:
         return False
 
 
-def _attach(folder: Path, files: list[str], message: str) -> tuple[str, tuple[MediaPart, ...]]:
-    """The message with the @files' text in front, and their images and PDFs (see
-    :mod:`circle.application.attachments`); a file that cannot be attached is bad usage."""
+def _attach(folder: Path, files: list[str]) -> Attached | None:
+    """The @files read for the message (see :mod:`circle.application.attachments`); a file that
+    cannot be attached is bad usage."""
     if not files:
-        return message, ()
+        return None
     from circle.application.attachments import attach_files
     from circle.application.ports.file_system import FileSystem
     from circle.application.ports.image_codec import ImageCodec
@@ -81,7 +81,7 @@ def _attach(folder: Path, files: list[str], message: str) -> tuple[str, tuple[Me
     except AttachmentError as exc:  # bad usage, said in its own words
         sys.stderr.write(f"circle: {exc.message}\n")
         raise typer.Exit(2) from None
-    return attached.text(message), attached.media
+    return attached
 
 
 def _with_stdin(message: str) -> str:
@@ -287,15 +287,15 @@ def run(
     named_tools = [*(_csv(tools) or []), *(_csv(exclude_tools) or [])]
     _check_values(thinking=thinking, approval_mode=approval_mode, tools=named_tools)
     if headless:
-        message, media = _attach(folder, files, _with_stdin(message))
+        message, attached = _with_stdin(message), _attach(folder, files)
         if not message.strip():
             raise typer.BadParameter("no message: give one after the options, or pipe it on stdin")
     else:
-        message, media = _attach(folder, files, message) if message.strip() or files else ("", ())
+        attached = _attach(folder, files)
     opts = RunOptions(
         workspace=folder,
         message=message,
-        media=media,
+        attached=attached,
         mode=mode or ("line" if line else "print" if print_mode else "tui"),
         model=model,
         no_session=no_session,

@@ -154,7 +154,7 @@ async def bash(server: RpcServer, command: Command) -> JsonValue:
         ran = await run_person_command(server.runtime, line)
     except asyncio.CancelledError:
         return {"output": "", "exitCode": None, "cancelled": True, "truncated": False}
-    server.pending_notes.append(ran.note())
+    server.session.add_aside(ran.aside())
     return {"output": ran.output, "exitCode": ran.exit_code, "cancelled": False, "truncated": ran.truncated}
 
 

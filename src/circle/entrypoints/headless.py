@@ -334,7 +334,8 @@ async def run_headless(
         session = await open_session(runtime, opts)
         if sink is not None:
             sink.encoder = EventEncoder(session_origin(runtime, lambda: session))
-        result = await _run_interruptible(session, session.prompt(opts.message, media=opts.media))
+        prompt = session.prompt(opts.message, media=opts.media, attached=opts.attached)
+        result = await _run_interruptible(session, prompt)
         if not json_mode and not result.aborted and result.error is None:
             _print_answer(out, result.answer)
             notices.answers_to = out

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from circle.adapters._shared.settings_files import data_dir
-from circle.application.attachments import MediaPart, attach_mentions
+from circle.application.attachments import Attached, mentioned
 from circle.application.events import AgentEvent, ToolExecutionStarted
 from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
 from circle.application.runtime import Runtime
@@ -210,11 +210,13 @@ async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO)
             if not text.strip():
                 continue
             try:
-                text, media = await _attach_typed(runtime, text) if typed else (text, opts.media)
+                attached = await _attach_typed(runtime, text) if typed else None
             except CircleError as exc:  # a mentioned file that cannot go: say so, and ask again
                 err.write(f"circle: {exc.message}\n")
                 continue
-            result = await session.prompt(text, media=media)
+            if not typed:
+                attached = opts.attached
+            result = await session.prompt(text, media=() if typed else opts.media, attached=attached)
             if result.aborted:
                 err.write("circle: interrupted\n")
             elif result.error is not None:
@@ -243,12 +245,10 @@ async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO)
     return EXIT_FAILED if failed else EXIT_OK
 
 
-async def _attach_typed(runtime: Runtime, text: str) -> tuple[str, tuple[MediaPart, ...]]:
-    """A typed line with its @mentions attached, as the interface attaches them."""
+async def _attach_typed(runtime: Runtime, text: str) -> Attached:
+    """The files a typed line's @mentions name, as the interface attaches them."""
     ports = runtime.ports
-    return await attach_mentions(
-        text, workspace=runtime.options.workspace, files=ports.files, images=ports.images
-    )
+    return await mentioned(text, workspace=runtime.options.workspace, files=ports.files, images=ports.images)
 
 
 async def _set_up(reader: LineReader, err: TextIO, env: dict[str, str], opts: RunOptions) -> bool:

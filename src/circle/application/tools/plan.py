@@ -110,11 +110,14 @@ async def _plan_exit(args: PlanExitArgs, ctx: ToolContext) -> ToolOutput:
 
 
 def plan_mode_in(messages: Iterable[Message]) -> bool:
-    """Whether a conversation left its session in plan mode: a plan_enter that ran, and no plan_exit
-    after it that left plan mode (one the person did not accept keeps it on; a failed call changes
-    nothing)."""
+    """Whether a conversation left its session in plan mode: a plan_enter that ran (or the person
+    turning it on with a message), and no plan_exit after it that left plan mode (one the person did
+    not accept keeps it on; a failed call changes nothing) nor the person turning it off."""
     active = False
     for message in messages:
+        for aside in message.shown.asides if message.shown is not None else ():
+            if aside.kind in ("plan-on", "plan-off"):  # the person switched it (shift+tab)
+                active = aside.kind == "plan-on"
         for result in message.tool_results:
             if result.is_error:
                 continue

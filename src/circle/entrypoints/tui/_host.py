@@ -10,7 +10,8 @@ from pathlib import Path
 
 from circle.application.agent_loop import TurnResult
 from circle.application.approvals import ApprovalPolicy
-from circle.application.attachments import MediaPart, attach_mentions
+from circle.application.attachments import Attached, MediaPart, mentioned
+from circle.application.person_commands import run_person_command
 from circle.application.ports.session_store import SessionInfo
 from circle.application.rewind import Rewind
 from circle.application.runtime import Runtime
@@ -23,16 +24,6 @@ from circle.domain.messages import Usage
 from circle.domain.todos import Todo, current_todos
 from circle.entrypoints.tui import _format
 from circle.entrypoints.tui._backend import Backend
-
-SHELL_TIMEOUT_S = 600
-SHELL_OUTPUT_LIMIT = 30_000
-
-
-PLAN_MODE_ON = (
-    "[The person turned plan mode on: read, search and ask, but change nothing; when the plan is "
-    "ready, call plan_exit with it.]"
-)
-PLAN_MODE_OFF = "[The person turned plan mode off: changes are allowed again, asking as usual.]"
 
 
 @dataclass
@@ -52,10 +43,10 @@ class Host:
     policy: ApprovalPolicy
     backend: Backend
     trusted: bool
-    pending_shell: list[str] = field(default_factory=list)
-    """What waits to go with the next message: ``!command`` outputs, plan mode turned on or off."""
     pending_media: tuple[MediaPart, ...] = ()
     """Images and PDFs the command line attached, waiting to go with the first message."""
+    pending_files: Attached | None = None
+    """The files ``@file`` on the command line attached, waiting to go with the first message."""
     session_usage: Usage = field(default_factory=Usage)
     session_cost: float | None = None
     context_tokens: int = 0
@@ -91,14 +82,12 @@ class Host:
         default first; it never turns auto on. Returns what is now in force, as the footer says it."""
         plan = self.session.loop.context.plan_mode
         if plan.active:
-            plan.leave()
+            plan.switch(False)  # the model hears of the net change with the next message
             self.policy.mode = "default"
-            self.pending_shell.append(PLAN_MODE_OFF)
             return "default"
         if self.policy.mode == "accept-edits":
             self.policy.mode = "default"
-            plan.enter()
-            self.pending_shell.append(PLAN_MODE_ON)
+            plan.switch(True)
             return "plan mode"
         self.policy.mode = "accept-edits" if self.policy.mode == "default" else "default"
         return self.policy.mode
@@ -117,26 +106,20 @@ class Host:
 
     # -- the person's messages
 
-    async def message_text(self, text: str) -> tuple[str, tuple[MediaPart, ...]]:
-        """What goes to the model: the ``!`` outputs waiting, the @files attached (their text in
-        front, their images and PDFs after it), then the text. A mention that names no file stays
-        as written; one that cannot be attached raises :class:`AttachmentError`."""
-        message, found = await attach_mentions(
-            text, workspace=self.workspace, files=self.runtime.ports.files, images=self.runtime.ports.images
-        )
-        if self.pending_shell:
-            message = "\n\n".join([*self.pending_shell, message])
-            self.pending_shell = []
-        media, self.pending_media = (*self.pending_media, *found), ()
-        return message, media
-
-    async def prompt(self, text: str) -> TurnResult:
+    async def prompt(self, text: str, *, typed: str | None = None) -> TurnResult:
+        """Send the person's ``text`` (``typed``: as the input box showed it, pastes folded) with
+        the files its @mentions name; the session adds what else waits (``!`` outputs, plan mode).
+        A mention that cannot be attached raises :class:`AttachmentError`."""
+        ports = self.runtime.ports
+        attached = await mentioned(text, workspace=self.workspace, files=ports.files, images=ports.images)
+        if self.pending_files is not None:
+            attached, self.pending_files = self.pending_files.plus(attached), None
+        media, self.pending_media = self.pending_media, ()
         if not self.session.conversation.messages:  # the first message names the session in lists
             info = await self.session.conversation.info()
             if info is not None and not info.title:
-                await self.session.conversation.set_title(_format.one_line(text, 80))
-        message, media = await self.message_text(text)
-        return await self.session.prompt(message, media=media)
+                await self.session.conversation.set_title(_format.one_line(typed or text, 80))
+        return await self.session.prompt(text, media=media, attached=attached, typed=typed)
 
     def cancel(self) -> bool:
         return self.session.cancel()
@@ -144,19 +127,10 @@ class Host:
     async def shell(self, command: str, *, sent: bool) -> ShellOutcome:
         """Run the person's ``!command`` in the workspace; with ``sent`` its output waits for the
         next message."""
-        result = await self.runtime.ports.processes.run(
-            command,
-            cwd=self.workspace,
-            timeout_s=SHELL_TIMEOUT_S,
-            output_limit=SHELL_OUTPUT_LIMIT,
-            env=self.runtime.options.env or None,
-        )
-        output = self.runtime.options.secrets.mask(result.output)
+        ran = await run_person_command(self.runtime, command)
         if sent:
-            self.pending_shell.append(
-                f'<command ran-by="person" exit-code="{result.exit_code}">\n$ {command}\n{output}</command>'
-            )
-        return ShellOutcome(command, output, result.exit_code, sent)
+            self.session.add_aside(ran.aside())
+        return ShellOutcome(command, ran.output, ran.exit_code, sent)
 
     # -- sessions
 
@@ -166,7 +140,6 @@ class Host:
     async def switch_to(self, session: AgentSession) -> None:
         self.session = session
         self.session_usage, self.session_cost, self.context_tokens = Usage(), None, 0
-        self.pending_shell = []
         self.count_history()
 
     async def new_session(self) -> None:
@@ -179,8 +152,6 @@ class Host:
         return await self.session.conversation.history()
 
     async def all_checkpoints(self) -> list[Checkpoint]:
-        if not self.session.conversation.stored:
-            raise ConfigError("nothing to export yet: the session has no messages")
         return await self.session.conversation.checkpoints()
 
     async def fork(self, checkpoint_id: str) -> None:
@@ -193,6 +164,8 @@ class Host:
     async def export(self, path: Path) -> Path:
         from circle.entrypoints._transfer import export_file
 
+        if not self.session.conversation.stored:
+            raise ConfigError("nothing to export yet: the session has no messages")
         target = path if path.is_absolute() else Path(self.workspace) / path
         await export_file(self.runtime.ports.store, self.session.session_id, target)
         return target

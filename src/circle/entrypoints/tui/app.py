@@ -211,6 +211,7 @@ class CircleApp(App[int]):
         from circle.domain.errors import CircleError
 
         self.desk.dismiss_all()
+            host.pending_files = self.opts.attached
         host = self.host
         if host is not None:
             if host.session.is_running:

@@ -33,7 +33,7 @@ from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui.widgets.cards import Card, card_for
 from circle.entrypoints.tui.widgets.composer import CompletionList, Composer
-from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, TurnLine, UserRow
+from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, TurnLine
 from circle.entrypoints.tui.widgets.status import BusyLine, FooterLine, PlanBox, Strip, StripItem
 
 CARD_CHECK_S = 0.25
@@ -221,21 +221,21 @@ class MainScreen(Screen[None]):
         if (invocation := _slash.parse(text)) is not None:
             self.commands.run(invocation)
             return
-        self.send(text)
+        self.send(text, typed=message.typed)
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, *, typed: str | None = None) -> None:
         if self.host.session.is_running:
             self.host.session.steer(text)
             self.conversation.notice("↳ the model reads this before its next step", kind="info")
-            self.conversation.add(UserRow(text, mark="↳"))
+            self.conversation.steered(text, typed=typed)
             return
-        self.run_prompt(text)
+        self.run_prompt(text, typed=typed)
 
     @work(exclusive=True, group="turn")
-    async def run_prompt(self, text: str) -> None:
+    async def run_prompt(self, text: str, *, typed: str | None = None) -> None:
         self.busy.show("Thinking…")
         try:
-            await self.host.prompt(text)
+            await self.host.prompt(text, typed=typed)
         except CircleError as exc:
             self.conversation.notice(f"error: {exc.message}", kind="error")
         finally:

@@ -68,9 +68,12 @@ class Composer(TextArea):
     """Where the person writes. Enter sends; ctrl+j (or a trailing backslash) starts a new line."""
 
     class Submitted(Message):
-        def __init__(self, text: str) -> None:
+        """The person sent ``text`` (pastes put back); ``typed`` is it as the box showed it."""
+
+        def __init__(self, text: str, *, typed: str | None = None) -> None:
             super().__init__()
             self.text = text
+            self.typed = text if typed is None else typed
 
     class StripWanted(Message):
         """↓ on an empty input: the person wants the strip of subagents and jobs."""
@@ -165,7 +168,7 @@ class Composer(TextArea):
         text = self.text
         if not text.strip():
             return
-        self.post_message(self.Submitted(self.expanded(text)))
+        self.post_message(self.Submitted(self.expanded(text), typed=text))
 
     def clear_all(self) -> None:
         self.text = ""

@@ -36,6 +36,7 @@ from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, 
 from circle.entrypoints.tui._format import clip, tool_title
 from circle.entrypoints.tui.widgets.earlier import PIN_S, TAIL, Earlier, tail_start
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
+from circle.entrypoints.tui.widgets.person import UserRow, person_rows
 from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, OUTPUT_LINES, ToolRow, command_text, diff_text
 
 DRAWS_PER_S = 15
@@ -45,11 +46,6 @@ Differ = Callable[[str], Awaitable[str | None]]
 
 _SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
 """A streamed answer cut by these is told by the error line or the turn's end, not again here."""
-
-
-class UserRow(Static):
-    def __init__(self, text: str, *, mark: str = "›") -> None:
-        super().__init__(Text(f"{mark} ", style="bold") + Text(escape_for_display(text)), classes="user")
 
 
 class Notice(Static):
@@ -177,7 +173,6 @@ class ConversationView(VerticalScroll):
         self._pinned: tuple[Widget, float] | None = None
         """While earlier rows are drawn above: the row read, and how far below the view's top."""
 
-
     @property
     def following(self) -> bool:
         """The view keeps to the end as output arrives (the person has not scrolled up)."""
@@ -236,7 +231,7 @@ class ConversationView(VerticalScroll):
         """Show one agent event; kinds it does not know are ignored."""
         if isinstance(event, MessageStarted):
             if event.role == "user" and event.message is not None:
-                self.add(UserRow(event.message.text))
+                self._person(event.message)
             elif event.role == "assistant":
                 self.answer = self.thinking = None
         elif isinstance(event, MessageUpdated):
@@ -276,6 +271,19 @@ class ConversationView(VerticalScroll):
             else:
                 self.notice(_compaction_line(event), kind=kind)
             self.compacting = None
+
+    def steered(self, text: str, *, typed: str | None = None) -> None:
+        """The person's message sent while the turn runs: shown now, and not again when the model
+        reads it."""
+        self.add(UserRow(text if typed is None else typed, mark="↳"))
+        self.steering.append(text)
+
+    def _person(self, message: Message) -> None:
+        if message.shown is None and message.text in self.steering:
+            self.steering.remove(message.text)  # shown when it was sent
+            return
+        for row in person_rows(message, live=True):
+            self.add(row)
 
     def settle(self) -> None:
         """End every row the turn left open: calls that never finished, thinking that was cut."""
@@ -363,7 +371,7 @@ class ConversationView(VerticalScroll):
         add = rows.append
         for message in messages:
             if message.role == "user":
-                add(UserRow(message.text))
+                rows.extend(person_rows(message, live=False))
                 continue
             for part in message.parts:
                 if isinstance(part, ThinkingPart) and part.text:

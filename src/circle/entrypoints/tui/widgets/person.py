@@ -1,0 +1,92 @@
+"""The person's messages as they typed them: attached files as chips, long pastes folded, and what
+went with a message (plan mode switched, a ``!command``'s output) apart from it, as notices and
+command rows. A background job's notice is a notice, not the person's.
+
+The model reads more than this (the notices, the command's output, the files' contents): the
+message's :class:`~circle.domain.messages.Shown` says what the person typed and what went with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.widgets import Static
+
+from circle.application.attachments import find_mentions
+from circle.domain.display import escape_for_display
+from circle.domain.messages import Aside, Message
+
+PASTED = re.compile(r"\[pasted text #\d+, \d+ lines\]")
+"""A long paste as the input box folds it."""
+CHIP = "bold reverse"
+PLAN_ON = "plan mode on: the model reads, searches and asks, and changes nothing"
+PLAN_OFF = "plan mode off: changes are allowed again"
+
+
+def typed_text(typed: str, *, files: Sequence[str] = (), mark: str = "›") -> Text:
+    """``typed`` with the attached files' @mentions as chips and folded pastes dim; files attached
+    that it does not mention follow as chips of their own."""
+    text = Text(f"{mark} ", style="bold")
+    shown_files = set(files)
+    spans = [(m.start, m.end, "chip") for m in find_mentions(typed) if m.path in shown_files]
+    spans += [(m.start(), m.end(), "paste") for m in PASTED.finditer(typed)]
+    at = 0
+    mentioned: set[str] = set()
+    for start, end, kind in sorted(spans):
+        if start < at:
+            continue
+        text.append(escape_for_display(typed[at:start]))
+        word = typed[start:end]
+        if kind == "chip":
+            mentioned.add(next(m.path for m in find_mentions(word)))
+            text.append(f" {escape_for_display(word, newlines=False)} ", style=CHIP)
+        else:
+            text.append(word, style="dim italic")
+        at = end
+    text.append(escape_for_display(typed[at:]))
+    for name in files:
+        if name not in mentioned:
+            text.append("  ")
+            text.append(f" @{escape_for_display(name, newlines=False)} ", style=CHIP)
+    return text
+
+
+class UserRow(Static):
+    """What the person typed."""
+
+    def __init__(self, typed: str, *, files: Sequence[str] = (), mark: str = "›") -> None:
+        super().__init__(typed_text(typed, files=files, mark=mark), classes="user")
+
+
+def aside_notice(aside: Aside) -> str | None:
+    """The line a plan-mode switch shows as (None for a command, which has a row of its own)."""
+    if aside.kind == "plan-on":
+        return PLAN_ON
+    if aside.kind == "plan-off":
+        return PLAN_OFF
+    return None
+
+
+def person_rows(message: Message, *, live: bool) -> list[Static]:
+    """The rows a user message shows as. ``live``: it is being sent now, so its ``!command`` rows
+    are on screen already (shown when the command ran); a stored one shows them again."""
+    from circle.entrypoints.tui.widgets.conversation import Notice, ShellRow
+
+    shown = message.shown
+    if shown is None:
+        return [UserRow(message.text)]
+    if shown.source == "job":
+        return [Notice(message.text, kind="job")]
+    rows: list[Static] = []
+    for aside in shown.asides:
+        if (line := aside_notice(aside)) is not None:
+            rows.append(Notice(line, kind="mode"))
+        elif not live:
+            rows.append(ShellRow(aside.text, aside.output, code=aside.exit_code, sent=True))
+    rows.append(UserRow(shown.typed, files=shown.files))
+    return rows
+
+
+__all__ = ["UserRow", "aside_notice", "person_rows", "typed_text"]
