@@ -116,6 +116,7 @@ async def compact(server: RpcServer, command: Command) -> JsonValue:
     try:
         outcome = await loop.compact(server.session.conversation, instructions=instructions or None)
     except asyncio.CancelledError:
+        server.compacting = False
         server.out.write({"type": "compaction_end", "reason": "manual", "result": None, "aborted": True})
         raise RpcError("the compaction was aborted: nothing changed") from None
     ended = server.last_compaction
@@ -168,7 +169,8 @@ async def abort_bash(server: RpcServer, command: Command) -> JsonValue:
 
 
 async def get_commands(server: RpcServer, command: Command) -> JsonValue:
-    """The skills a prompt may name (``/skill:NAME``), in pi's RpcSlashCommand shape."""
+    """The skills, in pi's RpcSlashCommand shape (``skill:NAME``); a prompt naming one reaches the
+    model as written, which loads it with its ``skill`` tool."""
     runtime = server.runtime
     home = runtime.options.home
     catalog = await find_skills(
