@@ -107,6 +107,14 @@ async def test_a_code_block_is_highlighted_and_wraps_its_long_lines(
         assert any("end" in s.text.split() for s in strips), "the long line wraps, its end shown"
 
 
+async def test_a_code_block_in_a_list_wraps_too(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    code = "- first:\n\n  ```python\n  x = 1  # " + "word " * 20 + "last\n  ```\n"
+    lines = await shown_answer(make_app, backend, code, size=(60, 30))
+    assert any("last" in line.split() for line in lines)
+
+
 async def test_the_plan_card_renders_its_markdown(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:

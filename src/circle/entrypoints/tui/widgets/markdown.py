@@ -164,7 +164,7 @@ class ChatMarkdown(Markdown):
         MarkdownH1 {
             text-style: bold underline;
         }
-        & > MarkdownFence {
+        MarkdownFence {
             overflow: hidden hidden;
             & > Label {
                 width: 1fr;
