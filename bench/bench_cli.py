@@ -1,6 +1,6 @@
 """Startup, per-round time and memory of `circle -p`, against the bare-SDK loop, run interleaved.
 
-Not a test: run it by hand, `.venv/bin/python bench/bench_cli.py [--pairs 10] [--rounds 0,10]`
+Not a test: run it by hand, `.venv/bin/python bench/bench_cli.py [--pairs 10] [--rounds 0,50]`
 (or `bench/run_all.py`, which also writes bench/RESULTS.md). A scripted loopback endpoint
 (TCP_NODELAY) answers instantly, so what is timed is the harness itself. Circle and the bare
 openai-SDK loop (bench/sdk_floor.py) run in pairs, A, B, A, B…, after one warm-up pair, so a
@@ -158,13 +158,17 @@ def per_round(rows: list[Row], rounds: list[int]) -> str | None:
     if len(rounds) < 2:
         return None
     low, top = min(rounds), max(rounds)
-    wall = {row.name: row.sample.wall for row in rows}
+    samples = {row.name: row.sample for row in rows}
 
-    def step(name: str) -> float:
-        return (wall[name.format(top)] - wall[name.format(low)]) / (top - low) * 1000
+    def step(name: str, figure: str) -> float:
+        more, fewer = samples[name.format(top)], samples[name.format(low)]
+        return (getattr(more, figure) - getattr(fewer, figure)) / (top - low) * 1000
 
-    circle, floor = step("circle -p, {} tool rounds"), step("bare openai SDK loop, {} tool rounds")
-    return f"per tool round ({low} to {top}): circle {circle:.1f} ms, bare SDK loop {floor:.1f} ms"
+    circle, floor = "circle -p, {} tool rounds", "bare openai SDK loop, {} tool rounds"
+    return (
+        f"per tool round ({low} to {top}), wall (cpu): circle {step(circle, 'wall'):.1f} ms"
+        f" ({step(circle, 'cpu'):.1f}), bare SDK loop {step(floor, 'wall'):.1f} ms ({step(floor, 'cpu'):.1f})"
+    )
 
 
 def table(rows: list[Row]) -> str:
@@ -185,7 +189,7 @@ def table(rows: list[Row]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=10, help="interleaved pairs after a warm-up pair")
-    parser.add_argument("--rounds", default="0,10", help="tool rounds per conversation, comma-separated")
+    parser.add_argument("--rounds", default="0,50", help="tool rounds per conversation, comma-separated")
     args = parser.parse_args()
     rounds = [int(r) for r in args.rounds.split(",")]
     load = os.getloadavg()

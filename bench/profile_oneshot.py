@@ -5,7 +5,8 @@ It starts the scripted loopback gateway, makes a trusted temporary project, and 
 `circle -p --yolo "read the README"` under cProfile, imports included (the modules are compiled
 first, as for bench_cli); the run is checked (exit 0, one final answer). Circle leaves through
 ``os._exit`` (no teardown), so the driver writes the profile just before. It prints the
-functions by cumulative time and keeps the raw profile (``--out``, default
+functions by cumulative time (wall time, or with ``--cpu`` CPU time alone, which leaves out the
+waits for the endpoint and the disk) and keeps the raw profile (``--out``, default
 ``/tmp/circle-oneshot.prof``) for snakeviz or pstats.
 For import costs alone, `python -X importtime` on the same command says more.
 """
@@ -20,9 +21,9 @@ from pathlib import Path
 import bench_cli
 
 DRIVER = """
-import cProfile, os, sys
-out, real_exit = sys.argv.pop(1), os._exit
-profile = cProfile.Profile()
+import cProfile, os, sys, time
+out, timer, real_exit = sys.argv.pop(1), sys.argv.pop(1), os._exit
+profile = cProfile.Profile(time.process_time) if timer == "cpu" else cProfile.Profile()
 
 def leave(code):
     profile.disable()
@@ -44,8 +45,9 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=40, help="rows to print")
     parser.add_argument("--sort", default="cumulative", help="pstats sort key (cumulative, tottime…)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/circle-oneshot.prof"))
+    parser.add_argument("--cpu", action="store_true", help="count CPU time only (waits left out)")
     args = parser.parse_args()
-    argv = [sys.executable, "-c", DRIVER, str(args.out)]
+    argv = [sys.executable, "-c", DRIVER, str(args.out), "cpu" if args.cpu else "wall"]
     with bench_cli.workspace() as (work, env), bench_cli.gateway(args.rounds) as url:
         env = {**env, "CIRCLE_BASE_URL": url}
         argv += ["-p", "--yolo", "read the README"]

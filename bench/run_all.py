@@ -1,6 +1,6 @@
 """Run the benchmarks and write their figures to bench/RESULTS.md, with the machine's load.
 
-Not a test: `.venv/bin/python bench/run_all.py [--pairs 10] [--rounds 0,10] [--quick]`. The
+Not a test: `.venv/bin/python bench/run_all.py [--pairs 10] [--rounds 0,50] [--quick]`. The
 one-shot comparison (bench_cli: `circle -p` against the bare-SDK loop, interleaved pairs) becomes
 a table; the other benches (store, snapshot, command checks, interface start, library) follow with their
 own printed medians, each run with small settings under ``--quick``. Load averages are taken
@@ -45,7 +45,7 @@ def _other(script: str, args: list[str]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=10, help="interleaved pairs for the one-shot comparison")
-    parser.add_argument("--rounds", default="0,10", help="tool rounds per conversation, comma-separated")
+    parser.add_argument("--rounds", default="0,50", help="tool rounds per conversation, comma-separated")
     parser.add_argument("--quick", action="store_true", help="small settings for the other benches")
     parser.add_argument("--only-cli", action="store_true", help="the one-shot comparison alone")
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
