@@ -83,7 +83,8 @@ async def test_a_command_an_attached_file_and_a_paste_show_as_typed(
         screen.conversation.remove_children()
         screen.conversation.replay(app.host.session.conversation.messages)
         await until(pilot, lambda: bool(screen.conversation.query(ShellRow)))
-        assert "! ls" in str(screen.conversation.query_one(ShellRow).content)
+        replayed = str(screen.conversation.query_one(ShellRow).content)
+        assert "! ls" in replayed and "went to the model with the message below" in replayed
         assert _users(app) == ["› read  @notes.txt  [pasted text #1, 40 lines]"]
 
 

@@ -130,7 +130,9 @@ class Thinking(Collapsible):
 class ShellRow(Static):
     """A command the person ran with ``!`` (sent to the model) or ``!!`` (only shown)."""
 
-    def __init__(self, command: str, output: str, *, code: int | None, sent: bool) -> None:
+    def __init__(
+        self, command: str, output: str, *, code: int | None, sent: bool, said: str | None = None
+    ) -> None:
         shown, more = clip(escape_for_display(output.rstrip()), OUTPUT_LINES * 2)
         text = command_text(command, prompt="! " if sent else "!! ")
         text.append("\n")
@@ -138,7 +140,7 @@ class ShellRow(Static):
         if more:
             text.append(f"\n… {more} more lines", style="dim")
         status = f"exit code {code}" if code is not None else "stopped"
-        said = "goes to the model with your next message" if sent else "not sent to the model"
+        said = said or ("goes to the model with your next message" if sent else "not sent to the model")
         text.append(f"\n[{status}; {said}]", style="dim")
         super().__init__(text, classes="shell-row")
 

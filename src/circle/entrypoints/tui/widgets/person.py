@@ -84,7 +84,8 @@ def person_rows(message: Message, *, live: bool) -> list[Static]:
         if (line := aside_notice(aside)) is not None:
             rows.append(Notice(line, kind="mode"))
         elif not live:
-            rows.append(ShellRow(aside.text, aside.output, code=aside.exit_code, sent=True))
+            said = "went to the model with the message below"
+            rows.append(ShellRow(aside.text, aside.output, code=aside.exit_code, sent=True, said=said))
     rows.append(UserRow(shown.typed, files=shown.files))
     return rows
 
