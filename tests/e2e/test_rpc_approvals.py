@@ -89,6 +89,7 @@ def test_a_client_that_goes_away_while_asked_denies(cli: Circle) -> None:
         assert rpc.close(timeout=20) == 0
         ended = rpc.event("tool_execution_end")
         assert ended["isError"] and not (cli.workspace / "gone.txt").exists()
+        assert "the RPC client went away (denied)" in ended["result"]["content"][0]["text"]
     finally:
         rpc.kill()
 

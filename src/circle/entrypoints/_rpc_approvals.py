@@ -69,7 +69,8 @@ class RpcApprovals:
             {"method": "confirm", "title": title, "message": message, "details": details}
         )
         if answer is None:
-            return ApprovalDecision(allowed=False, reason="the RPC client did not answer in time (denied)")
+            why = "went away" if self._closed or self.out.closed else "did not answer in time"
+            return ApprovalDecision(allowed=False, reason=f"the RPC client {why} (denied)")
         if answer.get("confirmed") is True:
             return ApprovalDecision(allowed=True)
         return ApprovalDecision(allowed=False, reason="the RPC client denied it")
