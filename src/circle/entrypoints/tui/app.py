@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.driver import Driver
 from textual.widgets import Static
 
@@ -61,6 +62,11 @@ class CircleApp(App[int]):
     """
 
     TITLE = "Circle"
+    BINDINGS = [  # noqa: RUF012
+        Binding("ctrl+f", "find", "find", show=False, priority=True),
+        Binding("ctrl+v", "paste_image", "paste an image", show=False, priority=True),
+        Binding("ctrl+g", "editor", "editor", show=False, priority=True),
+    ]
 
     def __init__(
         self,
@@ -90,6 +96,30 @@ class CircleApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield Static("Starting Circle…", id="starting")
+
+    def action_find(self) -> None:
+        """ctrl+f: find in the conversation (see widgets/find_bar.py)."""
+        from circle.entrypoints.tui.widgets.find_bar import open_find_bar
+
+        open_find_bar(self.screen)
+
+    def on_text_selected(self, event: events.TextSelected) -> None:
+        """Text selected with the mouse is copied (OSC 52, and tmux's buffer inside tmux)."""
+        from circle.entrypoints.tui._clipboard import copy_selection
+
+        copy_selection(self)
+
+    def action_editor(self) -> None:
+        from circle.entrypoints.tui._slash import Invocation
+        from circle.entrypoints.tui.screens.main import MainScreen
+
+        if isinstance(self.screen, MainScreen):
+            self.screen.commands.run(Invocation("editor", ""))
+
+    def action_paste_image(self) -> None:
+        from circle.entrypoints.tui._clipboard import paste_image
+
+        self.run_worker(paste_image(self), group="paste", exclusive=True)
 
     def on_resize(self, event: events.Resize) -> None:
         if isinstance(diff := getattr(self._driver, "diff", None), ScreenDiff):
@@ -143,6 +173,7 @@ class CircleApp(App[int]):
         from circle.entrypoints.tui.screens.main import MainScreen
         from circle.entrypoints.tui.screens.setup import SetupScreen
         from circle.entrypoints.tui.screens.trust import TrustScreen
+        from circle.entrypoints.tui.widgets.find_bar import mount_find_bar
 
         if self.backend.needs_setup() and not await self.push_screen_wait(SetupScreen(self.backend)):
             self.fail("no endpoint was set up")
@@ -173,24 +204,25 @@ class CircleApp(App[int]):
         screen.conversation.differ = self.previews.diff
         self.sink.screen = screen
         await self.push_screen(screen)
+        await mount_find_bar(screen)
         await asyncio.sleep(0)
         self.host = host  # ready: the session screen is up
         for notice in built.notices:
             screen.conversation.notice(notice, kind="warning")
         if self.opts.message.strip():
             host.pending_media = self.opts.media
+            host.pending_files = self.opts.attached
             screen.send(self.opts.message)
 
     async def _open(self, runtime: Runtime) -> AgentSession:
         from circle.entrypoints.headless import open_session
 
         if getattr(self.opts, "resume", False):
+            from circle.entrypoints.tui._recent import session_choices
             from circle.entrypoints.tui.screens.picker import PickerScreen
 
             sessions = await runtime.ports.store.list_sessions(workspace=runtime.options.workspace, limit=50)
-            items = [
-                (s.id, f"{s.name or s.title or '(untitled)'}  · {s.message_count} messages") for s in sessions
-            ]
+            items = session_choices(sessions, now=time.time())
             chosen = await self.push_screen_wait(
                 PickerScreen("Resume a session", items, empty="This folder has no sessions yet.")
             )
@@ -211,7 +243,6 @@ class CircleApp(App[int]):
         from circle.domain.errors import CircleError
 
         self.desk.dismiss_all()
-            host.pending_files = self.opts.attached
         host = self.host
         if host is not None:
             if host.session.is_running:

@@ -40,7 +40,7 @@ class SlashCommands:
         if name not in _slash.BY_NAME:
             self.say(_slash.unknown_message(name), kind="warning")
             return
-        busy_ok = {"help", "hotkeys", "jobs", "agents", "skills", "quit", "tree", "secret", "name"}
+        busy_ok = {"help", "hotkeys", "jobs", "agents", "skills", "quit", "tree", "secret", "name", "editor"}
         if self.host.session.is_busy and name not in busy_ok:
             self.say(f"/{name} waits until the turn has ended (esc cancels it).", kind="warning")
             return
@@ -173,6 +173,20 @@ class SlashCommands:
         if again:
             self.screen.composer.set_text(again)
             self.screen.composer.focus()
+
+    async def do_editor(self, argument: str) -> None:
+        """``/editor TEXT`` (or ctrl+g: the input's text, pastes unfolded) in $VISUAL or $EDITOR;
+        what it saves comes into the input box."""
+        from circle.entrypoints.tui._editor import edit
+
+        composer = self.screen.composer
+        edited = edit(self.screen.app, argument or composer.expanded(composer.text))
+        if edited is None:
+            self.say("The editor exited with an error; the input is as it was.", kind="warning")
+        else:
+            composer.clear_all()
+            composer.set_text(edited)
+        composer.focus()
 
     async def do_rewind(self, argument: str) -> None:
         rewind = self.host.rewinder()

@@ -1,0 +1,212 @@
+"""ctrl+f: find in the conversation. A bar over the input box; every match is highlighted where it
+shows, the current one more strongly and scrolled into view; enter goes to the next match,
+shift+enter (or ↑) to the previous one, esc closes the bar and gives the focus back.
+
+Matching is by plain text, case-insensitive, in every leaf text widget of the conversation (the
+person's rows, notices, tool rows, the blocks of a Markdown answer). A widget's own content is
+put back when the bar closes, unless the widget drew something new meanwhile (a streamed answer
+keeps what it drew).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.visual import VisualType
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+if TYPE_CHECKING:
+    from circle.entrypoints.tui.screens.main import MainScreen
+
+MATCH_STYLE = "black on #d7af5f"
+CURRENT_STYLE = "bold black on #ff8700"
+KEYS = "enter next · shift+enter/↑ previous · esc close"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    widget: Static
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class _Kept:
+    own: VisualType
+    """The content the widget was given."""
+    base: Content
+    """What it drew, unhighlighted."""
+    shown: Content
+    """What the finder put in its place."""
+
+
+class Finder:
+    """Finds a term in the text widgets under ``root`` and highlights the matches."""
+
+    def __init__(self, root: Widget) -> None:
+        self.root = root
+        self.matches: list[Match] = []
+        self.current = -1
+        self._kept: dict[Static, _Kept] = {}
+
+    def _leaves(self) -> list[Static]:
+        return [w for w in self.root.query(Static) if not w.children and w.display]
+
+    def search(self, term: str) -> None:
+        """Find ``term`` anew; the current match is the first one from the top of the view."""
+        self.clear()
+        if not term:
+            return
+        pattern = re.compile(re.escape(term), re.IGNORECASE)
+        for widget in self._leaves():
+            visual = widget.visual
+            if isinstance(visual, Content):
+                self.matches += [Match(widget, m.start(), m.end()) for m in pattern.finditer(visual.plain)]
+        if self.matches:
+            top = self.root.region.y
+            below = (i for i, m in enumerate(self.matches) if m.widget.region.y >= top)
+            self.current = next(below, len(self.matches) - 1)
+            self._draw()
+
+    def step(self, by: int) -> None:
+        """To the next match (``by`` 1) or the previous one (-1), round the ends."""
+        if self.matches:
+            self.current = (self.current + by) % len(self.matches)
+            self._draw()
+
+    def _draw(self) -> None:
+        by_widget: dict[Static, list[int]] = {}
+        for index, match in enumerate(self.matches):
+            by_widget.setdefault(match.widget, []).append(index)
+        for widget, indexes in by_widget.items():
+            kept = self._kept.get(widget)
+            base = kept.base if kept is not None else widget.visual
+            if not isinstance(base, Content):
+                continue
+            shown = base
+            for index in indexes:
+                match = self.matches[index]
+                style = CURRENT_STYLE if index == self.current else MATCH_STYLE
+                shown = shown.stylize(style, match.start, match.end)
+            own = kept.own if kept is not None else widget.content
+            self._kept[widget] = _Kept(own, base, shown)
+            widget.update(shown, layout=False)
+        self.matches[self.current].widget.scroll_visible(animate=False)
+
+    def clear(self) -> None:
+        """Put every widget's own content back (unless it drew something new since)."""
+        for widget, kept in self._kept.items():
+            if widget.is_attached and widget.content is kept.shown:
+                widget.update(kept.own, layout=False)
+        self._kept = {}
+        self.matches = []
+        self.current = -1
+
+    @property
+    def count_line(self) -> str:
+        if not self.matches:
+            return "no match"
+        return f"{self.current + 1} of {len(self.matches)}"
+
+
+class FindBar(Horizontal):
+    """The bar; hidden until :meth:`open`."""
+
+    DEFAULT_CSS = """
+    FindBar {
+        height: 1;
+        margin: 0 1;
+        background: $boost;
+    }
+    FindBar #find-input {
+        width: 1fr;
+        height: 1;
+        border: none;
+        padding: 0 1;
+    }
+    FindBar #find-count {
+        width: auto;
+        min-width: 10;
+        padding: 0 1;
+        color: $accent;
+    }
+    FindBar #find-keys {
+        width: auto;
+        color: $text-muted;
+    }
+    """
+
+    BINDINGS = [  # noqa: RUF012
+        Binding("escape", "close", "close", show=False),
+        Binding("shift+enter", "step(-1)", "previous", show=False),
+        Binding("up", "step(-1)", "previous", show=False),
+        Binding("down", "step(1)", "next", show=False),
+    ]
+
+    def __init__(self, root: Widget) -> None:
+        super().__init__(id="find-bar")
+        self.finder = Finder(root)
+        self.field = Input(placeholder="find in the conversation", id="find-input")
+        self.count = Static("", id="find-count", markup=False)
+        self._back_to: Widget | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self.field
+        yield self.count
+        yield Static(KEYS, id="find-keys", markup=False)
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    def open(self) -> None:
+        """Show the bar with the focus in it (the term found before is found again)."""
+        focused = self.screen.focused
+        if focused is not None and focused is not self.field:
+            self._back_to = focused
+        self.display = True
+        self.screen.set_focus(self.field)  # now, not after a refresh: the next key is already coming
+        self._find(self.field.value)
+
+    def _find(self, term: str) -> None:
+        self.finder.search(term)
+        self.count.update(self.finder.count_line if term else "")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._find(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_step(1)
+
+    def action_step(self, by: int) -> None:
+        self.finder.step(by)
+        self.count.update(self.finder.count_line if self.field.value else "")
+
+    def action_close(self) -> None:
+        self.finder.clear()
+        self.display = False
+        if self._back_to is not None and self._back_to.is_attached:
+            self.screen.set_focus(self._back_to)
+
+
+async def mount_find_bar(screen: MainScreen) -> None:
+    """Put the (hidden) find bar under the session screen's conversation."""
+    await screen.mount(FindBar(screen.conversation), after=screen.conversation)
+
+
+def open_find_bar(screen: Screen[object]) -> None:
+    """Open the session screen's find bar at once, so the keys typed next go into it."""
+    for bar in screen.query(FindBar):
+        bar.open()
+
+
+__all__ = ["FindBar", "Finder", "Match", "mount_find_bar", "open_find_bar"]
