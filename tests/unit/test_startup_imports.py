@@ -57,3 +57,21 @@ with ScriptedGateway() as gateway:
 def test_an_openai_request_is_sent_without_loading_the_openai_sdk(module: str, cls: str, reply: str) -> None:
     code = _FIRST_REQUEST.format(module=module, cls=cls, reply=reply)
     assert _loaded(code, ("openai", "openai.types")) == []
+
+
+def test_building_the_runtime_loads_no_web_fetching_machinery() -> None:
+    code = (
+        "from circle.adapters.web.httpx_web import HttpxWebClient\nHttpxWebClient(proxy=None, ca_file=None)"
+    )
+    assert _loaded(code, ("urllib.request",)) == []
+
+
+def test_proxy_variables_are_still_read_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from circle.adapters.web._hops import proxied
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    assert proxied(None)
+    monkeypatch.delenv("HTTPS_PROXY")
+    for name in ("HTTP_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert not proxied(None)

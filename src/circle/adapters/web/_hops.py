@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -37,7 +36,9 @@ class Deadline:
 
 def proxied(proxy: str | None) -> bool:
     """Whether requests may go through a proxy: ``net.proxy`` or any ``*_proxy`` variable
-    (``no_proxy`` alone names no proxy)."""
+    (``no_proxy`` alone names no proxy). urllib.request loads here, on a first fetch, not at start."""
+    import urllib.request
+
     return bool(proxy) or any(scheme != "no" for scheme in urllib.request.getproxies_environment())
 
 
