@@ -148,9 +148,23 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as home, ScriptedGateway(fallback=scenario_answer) as gateway:
             seen[agent] = run(agent, package, gateway.base_url, Path(home))
     lines = diff(shapes(seen["pi"]), shapes(seen["circle"]))
-    same = sum(line.endswith("same shape") for line in lines)
     heads = [line for line in lines if not line.startswith(" ")]
-    summary = [f"{len(heads)} commands and events compared; {same} have the same shape", "", *lines]
+    same = sum(line.endswith("same shape") for line in heads)
+    lacking, name = set(), ""
+    for line in lines:
+        if not line.startswith(" "):
+            name = line.split(":")[0]
+            if line.endswith("only pi sends it"):
+                lacking.add(name)
+        elif line.lstrip().startswith(("only pi", "types")):
+            lacking.add(name)
+    summary = [
+        f"{len(heads)} commands and events compared: {same} have the same shape; "
+        f"{len(heads) - len(lacking)} hold everything pi's do (Circle may add fields); "
+        f"{len(lacking)} lack or retype something of pi's: {', '.join(sorted(lacking))}",
+        "",
+        *lines,
+    ]
     text = "\n".join(summary) + "\n"
     sys.stdout.write(text)
     if args.out is not None:
