@@ -215,3 +215,53 @@ def test_the_footer_with_a_long_model_name_at_80x24(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def rows_script(backend: FakeBackend) -> None:
+    backend.mode = "auto"
+    rows = "".join(f"row {i}\n" for i in range(30))
+    backend.processes = FakeProcessRunner(
+        {"cat rows": ProcessResult(exit_code=0, output=rows)}, files=backend.files
+    )
+    backend.model.add(answer("", Call("execute", {"command": "cat rows"})), answer("Thirty rows."))
+
+
+def test_an_unfolded_tool_row_at_80x24(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.entrypoints.tui.widgets.tool_row import ToolRow
+
+    rows_script(backend)
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "show the rows")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        row = screen.conversation.query_one(ToolRow)
+        row.toggle()
+        await until(pilot, lambda: "row 29" in str(row.body.content))
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_the_transcript_at_80x24(
+    snap_compare: SnapCompare, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.entrypoints.tui.screens.transcript import TranscriptScreen
+
+    rows_script(backend)
+    app = make_app()
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "show the rows")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
