@@ -36,6 +36,10 @@ def _unpriced(_model: str | None) -> ModelPrices | None:
     return None
 
 
+def _no_model() -> str | None:
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Origin:
     """Where answers come from, as pi names it: the wire ``api``, the ``provider`` and the prices."""
@@ -43,6 +47,8 @@ class Origin:
     api: str = "openai-completions"
     provider: Callable[[str | None], str] = _openai
     prices: Prices = _unpriced
+    model: Callable[[], str | None] = _no_model
+    """The model asked now: an answer's ``model`` before its first chunk names it."""
 
 
 API_NAMES = {"anthropic": "anthropic-messages", "openai-chat": "openai-completions"}
@@ -110,6 +116,7 @@ def _message_body(message: Message, origin: Origin) -> dict[str, JsonValue]:
             "toolName": result.tool_name,
             "content": [content_json(p) for p in result.content],
             "isError": result.is_error,
+            "details": {},
         }
     content: list[JsonValue] = [content_json(p) for p in message.parts if not isinstance(p, ToolResultPart)]
     if message.role == "user":

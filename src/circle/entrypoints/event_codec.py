@@ -61,6 +61,8 @@ class EventEncoder:
         self._started: int | None = None
         self._retrying = 0
         """The attempt of the retry waited on or under way (0: none), for ``auto_retry_end``."""
+        self._stamps: dict[int, int] = {}
+        """Each message's ``timestamp`` by the message's id(), for ``agent_end``'s messages."""
         self._answer: JsonValue = None
         self._results: list[JsonValue] = []
         """The turn's last answer and the tool results after it, for pi's ``turn_end`` fields."""
@@ -77,7 +79,8 @@ class EventEncoder:
             case MessageUpdated():
                 return [event_json(event, origin=origin, timestamp=self._stamp())]
             case MessageEnded(message=message):
-                last = event_json(event, origin=origin, timestamp=self._stamp())
+                self._stamps[id(message)] = self._stamp()
+                last = event_json(event, origin=origin, timestamp=self._stamps[id(message)])
                 self._started = None
                 body = last["message"]
                 if message.role == "tool":
@@ -101,6 +104,12 @@ class EventEncoder:
                     "errorMessage": event.error,
                 }
                 return [event_json(event), started]
+            case AgentEnded(session_id=session_id, messages=messages):
+                stamps, self._stamps = self._stamps, {}
+                listed: list[JsonValue] = [
+                    message_json(m, origin=origin, timestamp=stamps.get(id(m))) for m in messages
+                ]
+                return [{"type": "agent_end", "messages": listed, "session_id": session_id}]
             case TurnStarted():
                 self._answer, self._results = None, []
                 return [event_json(event, origin=origin)]
@@ -151,7 +160,8 @@ def event_json(
             return {"type": "turn_start", "message": message, "session_id": session_id}
         case MessageStarted(message=message, role=role):
             if message is None:
-                message = Message(role=role, parts=())
+                model = origin.model() if origin is not None and role == "assistant" else None
+                message = Message(role=role, parts=(), model=model)
             return {
                 "type": "message_start",
                 "message": message_json(message, timestamp=timestamp, origin=origin),
@@ -305,7 +315,10 @@ def session_origin(runtime: Runtime, session: Callable[[], AgentSession]) -> Ori
     def prices(model: str | None) -> ModelPrices | None:
         return session().loop.costs.prices_for(model)
 
-    return Origin(api=API_NAMES.get(protocol, protocol), provider=provider, prices=prices)
+    def model() -> str | None:
+        return session().loop.settings.model
+
+    return Origin(api=API_NAMES.get(protocol, protocol), provider=provider, prices=prices, model=model)
 
 
 __all__ = [
