@@ -112,3 +112,29 @@ async def test_ctrl_o_shows_the_whole_transcript_and_esc_or_ctrl_o_closes_it(
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         await pilot.press("h", "i")
         assert screen.composer.has_focus and screen.composer.text == "hi"
+
+
+async def test_the_transcript_shows_a_file_change_with_its_real_diff(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.entrypoints.tui.screens.transcript import TranscriptScreen
+    from circle.entrypoints.tui.widgets.cards import ApprovalCard
+
+    backend.files.put("/work/app.py", "import os\n\n\ndef main():\n    return 1\n")
+    edit = {"file_path": "app.py", "old_string": "return 1", "new_string": "return 2"}
+    backend.model.add(answer("", Call("edit_file", edit)), answer("Changed."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "change it")
+        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await pilot.press("y")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        row = screen.conversation.query_one(ToolRow)
+        await until(pilot, lambda: row.diff is not None and "def main" in row.diff)
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        transcript = app.screen
+        assert isinstance(transcript, TranscriptScreen)
+        assert " def main():" in transcript.text and "+    return 2" in transcript.text

@@ -366,7 +366,8 @@ class MainScreen(Screen[None]):
         """ctrl+o: the whole transcript, every tool output in full (esc or ctrl+o comes back)."""
         from circle.entrypoints.tui.screens.transcript import TranscriptScreen
 
-        self.app.push_screen(TranscriptScreen(self.host.session.conversation.messages))
+        diffs = {call: row.diff for call, row in self.conversation.tools.items() if row.diff}
+        self.app.push_screen(TranscriptScreen(self.host.session.conversation.messages, diffs=diffs))
 
     def action_page_home(self) -> None:
         """ctrl+home: the start of the conversation (End or ctrl+end comes back)."""

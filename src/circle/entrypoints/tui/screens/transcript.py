@@ -3,7 +3,7 @@ output in full, on a screen of its own; esc or ctrl+o goes back to the input box
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rich.text import Text
@@ -21,8 +21,9 @@ from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, command_text, di
 TITLE = "Transcript, every output in full · esc or ctrl+o closes · pgup pgdn home end"
 
 
-def transcript_text(messages: Sequence[Message]) -> Text:
-    """``messages`` as one text: the person's messages, thinking, answers, calls and results."""
+def transcript_text(messages: Sequence[Message], *, diffs: Mapping[str, str] | None = None) -> Text:
+    """``messages`` as one text: the person's messages, thinking, answers, calls and results;
+    ``diffs``: a file call's real diff by its call id (else the one its arguments make)."""
     text = Text()
     for message in messages:
         if message.role == "user":
@@ -35,7 +36,7 @@ def transcript_text(messages: Sequence[Message]) -> Text:
             elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
                 text.append(escape_for_display(part.text.strip()) + "\n\n")
             elif isinstance(part, ToolCallPart):
-                text.append_text(_call(part))
+                text.append_text(_call(part, (diffs or {}).get(part.id)))
             elif isinstance(part, ToolResultPart):
                 shown = escape_for_display(part.text.rstrip()) or "(no output)"
                 text.append(shown + "\n\n", style="red" if part.is_error else "")
@@ -43,13 +44,13 @@ def transcript_text(messages: Sequence[Message]) -> Text:
     return text
 
 
-def _call(part: ToolCallPart) -> Text:
+def _call(part: ToolCallPart, real: str | None) -> Text:
     args = part.parsed_arguments() or {}
     text = Text("● ", style="bold cyan") + Text(tool_title(part.name, args), style="bold cyan") + "\n"
     if part.name == "execute" and isinstance(command := args.get("command"), str):
         text.append_text(command_text(command))
         text.append("\n")
-    elif part.name in FILE_TOOLS and (diff := edit_preview(part.name, args, None)):
+    elif part.name in FILE_TOOLS and (diff := real or edit_preview(part.name, args, None)):
         text.append_text(diff_text(diff, lines=None))
         text.append("\n")
     return text
@@ -65,9 +66,9 @@ class TranscriptScreen(Screen[None]):
         Binding("q", "close", "close", show=False),
     ]
 
-    def __init__(self, messages: Sequence[Message]) -> None:
+    def __init__(self, messages: Sequence[Message], *, diffs: Mapping[str, str] | None = None) -> None:
         super().__init__()
-        self.body = transcript_text(messages)
+        self.body = transcript_text(messages, diffs=diffs)
         self.text = self.body.plain
         self.scroll = VerticalScroll(id="transcript-body")
 
