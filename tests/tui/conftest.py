@@ -64,6 +64,8 @@ class FakeBackend:
     data: Path = Path("/data")
     runtime: Runtime | None = None
     journal: InMemoryFileJournal = field(default_factory=InMemoryFileJournal)
+    catalog: InMemoryCatalog | None = None
+    """The models the runtime knows (default: ``scripted``, priced and reasoning)."""
 
     def needs_setup(self) -> bool:
         return self.setup_needed
@@ -96,7 +98,8 @@ class FakeBackend:
             search=InMemoryTextSearch(self.files),
             processes=processes,
             approver=policy,
-            catalog=InMemoryCatalog(
+            catalog=self.catalog
+            or InMemoryCatalog(
                 [
                     ModelInfo(
                         id="scripted",

@@ -237,3 +237,19 @@ async def test_without_a_compaction_store_the_tool_is_not_offered() -> None:
     runtime.ports.compactions = None
     assert "compact_conversation" not in runtime.select_tools()
     assert "compact_conversation" in setup.runtime().select_tools()
+
+
+async def test_a_session_opened_again_counts_the_answers_compacted_away() -> None:
+    setup = Setup()
+    setup.model.add(*[answer("", Call("ls", {})) for _ in range(6)], answer("first done"))
+    runtime = setup.runtime()
+    session = await runtime.new_session()
+    await session.prompt("look around")
+    answered = sum(m.usage.total for m in session.conversation.messages if m.usage)
+    await session.loop.compact(session.conversation)
+    await runtime.release()
+
+    again = await setup.runtime().open_session(session.session_id)
+    recounted = again.loop.window.session_messages(again.conversation)
+    assert len(again.conversation.messages) < len(recounted)
+    assert sum(m.usage.total for m in recounted if m.usage) == answered

@@ -16,6 +16,7 @@ from circle.domain.budget import CompactionSettings, RequestBudget
 from circle.domain.catalog import ModelInfo
 from circle.domain.errors import ConfigError, SessionBusyError, SessionNotFoundError, StorageError
 from circle.domain.hooks import HookConfig
+from circle.domain.messages import Message
 from circle.domain.redact import redact
 from circle.domain.retry import TimeoutPolicy
 from circle.domain.sandbox import SandboxPolicy, sandbox_note
@@ -289,12 +290,25 @@ class Runtime:
             source = "resume" if conversation.messages else "startup"
             said = await hooks.session_start(source=source) or None
         loop = await self._loop(context, hooks, said)
+        loop.window.retired = await self._compacted_away(conversation)
         session = AgentSession(loop, conversation, jobs=jobs)
         if jobs is not None:  # a background subagent's tokens count in the session's cost
             jobs.on_usage(lambda usage: session.loop.costs.count_unstored(usage))
         session.start_note = said
         self._sessions.append(session)
         return session
+
+    async def _compacted_away(self, conversation: Conversation) -> list[Message]:
+        """The messages of an opened session that its branch's compactions summarized: their
+        answers were paid for, so the session's totals count them."""
+        if self.ports.compactions is None or not conversation.stored or not conversation.messages:
+            return []
+        records = await self.ports.compactions.compactions(conversation.session_id)
+        replaced = {i for r in records if r.branch == conversation.branch for i in r.replaced_ids}
+        if not replaced:
+            return []
+        stored = await self.ports.store.checkpoints(conversation.session_id)
+        return [checkpoint.message for checkpoint in stored if checkpoint.id in replaced]
 
     async def _loop(self, context: ToolContext, hooks: HookRunner | None, said: str | None) -> AgentLoop:
         """The agent loop for ``options.model`` and ``options.thinking``, with ``context``'s tools."""

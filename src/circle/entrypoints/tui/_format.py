@@ -73,7 +73,7 @@ def footer_line(
         context = "–"
     else:
         context = f"{context_pct:.1f}%" if context_pct < 10 else f"{context_pct:.0f}%"
-    spent = cost(session_cost) if session_tokens or session_cost is not None else "$0.00"
+    spent = cost(session_cost)  # as the turn lines say it: "cost unknown" for an unpriced model
     moded = ["plan mode"] if plan else [] if mode == "default" else [mode]
     long = [f"thinking {thinking or 'off'}", f"context {context}", f"{tokens(session_tokens)} tokens"]
     short = [f"think {thinking or 'off'}", f"ctx {context}", f"{tokens(session_tokens)} tok"]

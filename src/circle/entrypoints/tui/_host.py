@@ -93,13 +93,16 @@ class Host:
         return self.policy.mode
 
     def count_history(self) -> None:
-        """Tokens of a resumed session's stored answers, and the context its last answer used."""
-        total = Usage()
-        for message in self.session.conversation.messages:
+        """A resumed session's totals (the tokens and cost of every answer it paid for, those
+        compacted away too), and the context its last answer used."""
+        loop, conversation = self.session.loop, self.session.conversation
+        for message in conversation.messages:
             if message.usage is not None:
-                total = total + message.usage
                 self.context_tokens = message.usage.total
-        self.session_usage = total
+        paid = loop.window.session_messages(conversation)
+        self.session_usage = sum((m.usage for m in paid if m.usage is not None), loop.costs.unstored)
+        spent = loop.costs.total_cost(paid, loop.costs.unstored)
+        self.session_cost = None if not spent and loop.costs.prices_for(None) is None else spent
 
     def todos(self) -> tuple[Todo, ...]:
         return current_todos(self.session.conversation.messages)

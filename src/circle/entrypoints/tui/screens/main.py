@@ -156,8 +156,7 @@ class MainScreen(Screen[None]):
     def _turn_ended(self, event: TurnEnded) -> None:
         seconds = self.clock() - self.turn_started if self.turn_started is not None else 0.0
         self.host.session_usage = self.host.session_usage + event.usage
-        if event.session_cost is not None:
-            self.host.session_cost = event.session_cost
+        self.host.session_cost = event.session_cost
         line = _format.turn_line(
             seconds,
             event.usage,
