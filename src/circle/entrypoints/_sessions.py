@@ -9,6 +9,7 @@ from typing import TextIO
 
 import typer
 
+from circle.domain.checkpoint_tree import tree_order
 from circle.domain.checkpoints import Checkpoint
 from circle.domain.errors import StorageError
 from circle.domain.messages import Message, ToolResultPart
@@ -75,20 +76,12 @@ def _first_line(message: Message) -> str:
 
 
 def tree_lines(checkpoints: list[Checkpoint], marks: dict[str, list[str]]) -> list[str]:
-    """One line a checkpoint, depth first in seq order; a checkpoint with several children indents them."""
-    children: dict[str | None, list[Checkpoint]] = defaultdict(list)
-    for checkpoint in checkpoints:
-        children[checkpoint.parent_id].append(checkpoint)
-    lines: list[str] = []
-    stack: list[tuple[Checkpoint, int]] = [(root, 0) for root in reversed(children[None])]
-    while stack:
-        checkpoint, depth = stack.pop()
+    """One line a checkpoint, as :func:`~circle.domain.checkpoint_tree.tree_order` lays them out."""
+    lines = []
+    for checkpoint, guides in tree_order(checkpoints):
         tags = "".join(f"  [{mark}]" for mark in marks.get(checkpoint.id, []))
         text = _first_line(checkpoint.message)
-        lines.append(f"{'  ' * depth}{checkpoint.id}  {checkpoint.message.role:<9} {text}{tags}")
-        below = children[checkpoint.id]
-        step = 1 if len(below) > 1 else 0
-        stack.extend((child, depth + step) for child in reversed(below))
+        lines.append(f"{guides}{checkpoint.id}  {checkpoint.message.role:<9} {text}{tags}")
     return lines
 
 

@@ -1,12 +1,12 @@
-"""The session's checkpoint tree as rows for /tree: one row a message, depth first in the order
-they were written. A message with one reply continues at the same depth; where a message has
-several (the branches), each starts under it with ``├─`` / ``└─`` guides, as a file tree does."""
+"""The session's checkpoint tree as rows for /tree: one row a message, in the order and with the
+guides of :func:`~circle.domain.checkpoint_tree.tree_order`, tagged with branch names and labels."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
 
+from circle.domain.checkpoint_tree import tree_order
 from circle.domain.checkpoints import Branch, Checkpoint, Label
 from circle.domain.messages import Message, ToolResultPart
 from circle.entrypoints.tui import _format
@@ -57,36 +57,17 @@ def tree_rows(
             tags[branch.head_id].append(branch.name)
     for label in labels:
         tags[label.checkpoint_id].append(label.text)
-    children: dict[str | None, list[Checkpoint]] = defaultdict(list)
-    for checkpoint in sorted(checkpoints, key=lambda c: c.seq):
-        children[checkpoint.parent_id].append(checkpoint)
-    rows: list[TreeRow] = []
-    stack: list[tuple[Checkpoint, str, str]] = []  # checkpoint, its guides, the guides under it
-
-    def push(below: list[Checkpoint], rest: str) -> None:
-        if len(below) == 1:
-            stack.append((below[0], rest, rest))
-            return
-        for index in range(len(below) - 1, -1, -1):
-            last = index == len(below) - 1
-            stack.append((below[index], rest + ("└─ " if last else "├─ "), rest + ("   " if last else "│  ")))
-
-    push(children[None], "")
-    while stack:
-        checkpoint, guides, rest = stack.pop()
-        message = checkpoint.message
-        rows.append(
-            TreeRow(
-                checkpoint.id,
-                guides,
-                WHO.get(message.role, message.role),
-                _summary(message),
-                tuple(tags.get(checkpoint.id, ())),
-                checkpoint.id == here,
-            )
+    return [
+        TreeRow(
+            checkpoint.id,
+            guides,
+            WHO.get(checkpoint.message.role, checkpoint.message.role),
+            _summary(checkpoint.message),
+            tuple(tags.get(checkpoint.id, ())),
+            checkpoint.id == here,
         )
-        push(children[checkpoint.id], rest)
-    return rows
+        for checkpoint, guides in tree_order(checkpoints)
+    ]
 
 
 __all__ = ["TreeRow", "tree_rows"]
