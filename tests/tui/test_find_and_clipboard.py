@@ -115,6 +115,10 @@ async def test_a_selection_is_copied_with_osc_52_and_into_tmux(
         await until(pilot, lambda: "copy these words" in app.clipboard)
         buffer = tmp_path / "buffer"
         await until(pilot, lambda: buffer.exists() and "copy these words" in buffer.read_text())
+        app.copy_to_clipboard("")
+        await pilot.press("ctrl+c")  # with text selected: copied again, nothing cancelled or left
+        await until(pilot, lambda: "copy these words" in app.clipboard)
+        assert not screen.selections and screen.last_interrupt == float("-inf")
 
 
 async def test_ctrl_v_attaches_the_clipboards_image_or_says_why_not(

@@ -20,6 +20,8 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from circle.entrypoints.tui.app import CircleApp
 
 READ_TIMEOUT_S = 5.0
@@ -30,7 +32,7 @@ NO_TOOL = (
 )
 
 
-def copy_selection(app: CircleApp) -> None:
+def copy_selection(app: App[int]) -> None:
     """Copy the screen's selected text, if any."""
     text = app.screen.get_selected_text()
     if not text:

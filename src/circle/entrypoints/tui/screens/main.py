@@ -399,6 +399,12 @@ class MainScreen(Screen[None]):
 
     def action_interrupt(self) -> None:
         now = self.clock()
+        if self.get_selected_text():  # text selected: ctrl+c copies it (again) and lets it go
+            from circle.entrypoints.tui._clipboard import copy_selection
+
+            copy_selection(self.app)
+            self.clear_selection()
+            return
         if self.composer.text:
             self.composer.clear_all()
             return
