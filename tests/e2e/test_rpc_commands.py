@@ -34,6 +34,7 @@ def test_compact_summarizes_now_and_its_events_carry_pis_result(cli: Circle) -> 
     (cli.home / "settings.json").write_text(json.dumps(settings))
     (cli.workspace / "big.txt").write_text("".join(f"line {i}: {'x' * 60}\n" for i in range(400)))
     cli.gateway.enqueue(
+        chat_text("Hello."),
         chat_tool_calls([("c1", "read_file", {"file_path": "big.txt"})]),
         chat_text("big.txt has 400 lines."),
         chat_text("Summary: the person asked about big.txt."),
@@ -47,6 +48,7 @@ def test_compact_summarizes_now_and_its_events_carry_pis_result(cli: Circle) -> 
             "id": "r1",
         }
         assert rpc.request("get_state")["data"]["autoCompactionEnabled"] is False
+        _settle(rpc, "hello first")
         _settle(rpc, "how many lines has big.txt?")
         assert not rpc.events("compaction_start"), "automatic compaction is off"
         done = rpc.request("compact", customInstructions="keep the line count")
@@ -66,6 +68,16 @@ def test_compact_summarizes_now_and_its_events_carry_pis_result(cli: Circle) -> 
         assert "keep the line count" in json.dumps(cli.gateway.requests[-1].json()["messages"])
         assert rpc.request("get_state")["data"]["isCompacting"] is False
         assert done["data"] == end["result"]
+        assert end["result"]["details"]["summarized"] >= 2, "the first exchange was summarized"
+        listed = rpc.request("get_fork_messages")["data"]["messages"]
+        assert [m["text"] for m in listed] == ["hello first", "how many lines has big.txt?"]
+        forked = rpc.request("fork", entryId=listed[1]["entryId"])
+        assert forked["success"] is True and forked["data"]["text"] == "how many lines has big.txt?"
+        texts = [m["data"]["content"] for m in rpc.request("get_messages")["data"]["messages"][1:]]
+        assert len(texts) == 1 and texts[0].startswith("[Summary of the earlier conversation]")
+        rpc.request("switch_session", sessionPath=end["session_id"])
+        first = rpc.request("fork", entryId=listed[0]["entryId"])["data"]
+        assert first["text"] == "hello first" and rpc.request("get_state")["data"]["messageCount"] == 0
     finally:
         rpc.kill()
 

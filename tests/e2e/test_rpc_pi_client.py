@@ -160,9 +160,10 @@ def _assert_every_client_method_answers_in_pis_shape(seen: dict[str, Any]) -> No
     assert data["getLastAssistantText"] == "Hello there."
     assert Path(data["exportHtml"]["path"]).is_file()
     forkable = data["getForkMessages"]
-    assert forkable[-1]["text"] == "then say bye", "the messages since the compaction"
+    assert [m["text"] for m in forkable][:2] == ["say hello", "look around"], "also those summarized"
+    assert forkable[-1]["text"] == "then say bye"
     forked = data["fork"]
-    assert forked == {"text": forkable[0]["text"], "cancelled": False, "sessionId": forked["sessionId"]}
+    assert forked == {"text": "say hello", "cancelled": False, "sessionId": forked["sessionId"]}
     assert (
         data["getStateAfterFork"]["sessionId"]
         == forked["sessionId"]

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
 
+from circle.domain.checkpoints import Checkpoint, path_to
 from circle.domain.compaction import is_summary, without_compaction_copies
-from circle.domain.messages import Usage
+from circle.domain.messages import Message, Usage
 from circle.domain.pricing import cost
 
 from ._rpc_io import Command, Handler, RpcError, text_field
@@ -40,14 +41,34 @@ async def switch_session(server: RpcServer, command: Command) -> JsonValue:
     return {"cancelled": False, "sessionId": session_id}
 
 
+async def _person_messages(server: RpcServer) -> list[Checkpoint]:
+    """The person's messages on the current branch, oldest first, with those a compaction summarized
+    (found on the branch as it was before it, compaction after compaction)."""
+    runtime, session = server.runtime, server.session
+    store, compactions = runtime.ports.store, runtime.ports.compactions
+    path = await store.history(session.session_id, branch=session.conversation.branch)
+    records = {}
+    if compactions is not None:
+        records = {r.summary_checkpoint_id: r for r in await compactions.compactions(session.session_id)}
+    by_id = {c.id: c for c in await store.checkpoints(session.session_id)} if records else {}
+    found: list[Checkpoint] = []
+    keep: set[str] | None = None  # the checkpoints of ``path`` to list (None: all)
+    while True:
+        found[:0] = [c for c in path if (keep is None or c.id in keep) and _from_person(c.message)]
+        record = records.pop(path[0].id, None) if path else None
+        if record is None:
+            return found
+        path, keep = path_to(by_id, record.previous_head_id), set(record.replaced_ids)
+
+
+def _from_person(message: Message) -> bool:
+    return message.role == "user" and bool(message.text) and not is_summary(message)
+
+
 async def get_fork_messages(server: RpcServer, command: Command) -> JsonValue:
-    """The person's messages on the current branch, each with its checkpoint id to fork from."""
-    session = server.session
-    history = await session.conversation.history()
+    """The person's messages, each with its checkpoint id to fork from."""
     found: list[JsonValue] = [
-        {"entryId": checkpoint.id, "text": message.text}
-        for checkpoint in history
-        if (message := checkpoint.message).role == "user" and message.text and not is_summary(message)
+        {"entryId": c.id, "text": c.message.text} for c in await _person_messages(server)
     ]
     return {"messages": found}
 
@@ -57,23 +78,25 @@ async def fork(server: RpcServer, command: Command) -> JsonValue:
     comes back, to be edited and sent again."""
     entry = text_field(command, "entryId").strip()
     server.not_busy("fork the session")
-    session = server.session
-    history = await session.conversation.history()
-    found = next((c for c in history if c.id == entry and c.message.role == "user"), None)
+    found = next((c for c in await _person_messages(server) if c.id == entry), None)
     if found is None:
         raise RpcError(f"no message {entry!r} of the person on this branch: get_fork_messages lists them")
-    runtime = server.runtime
+    runtime, session_id = server.runtime, server.session.session_id
     if found.parent_id is None:  # the first message: nothing comes before it
         await server.switch_to(runtime.new_session())
     else:
-        await server.switch_to(runtime.fork_session(session.session_id, at_checkpoint=found.parent_id))
+        await server.switch_to(runtime.fork_session(session_id, at_checkpoint=found.parent_id))
     return {"text": found.message.text, "cancelled": False, "sessionId": server.session.session_id}
 
 
 async def clone(server: RpcServer, command: Command) -> JsonValue:
     """A new session holding the whole current branch, to go on from there."""
     server.not_busy("clone the session")
-    await server.switch_to(server.runtime.fork_session(server.session.session_id))
+    runtime, session = server.runtime, server.session
+    if not session.conversation.messages:  # nothing to copy (nor stored yet): a new one is the clone
+        await server.switch_to(runtime.new_session())
+    else:
+        await server.switch_to(runtime.fork_session(session.session_id))
     return {"cancelled": False, "sessionId": server.session.session_id}
 
 
