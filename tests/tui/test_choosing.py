@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 from textual.widgets import OptionList
 
-from circle.domain.catalog import similar_models
 from circle.entrypoints.tui._recent import relative_when
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.picker import PickerScreen
@@ -26,14 +25,6 @@ def test_when_a_session_was_used_is_said_as_people_say_it() -> None:
     assert relative_when(NOW - 3 * 86400, NOW) == "3d ago"
     assert relative_when(time.mktime((2026, 11, 3, 9, 0, 0, 0, 0, -1)), NOW) == "3 Nov"
     assert relative_when(time.mktime((2025, 11, 3, 9, 0, 0, 0, 0, -1)), NOW) == "3 Nov 2025"
-
-
-def test_similar_models_puts_those_holding_the_name_first() -> None:
-    listed = ["gpt-4o", "gpt-4o-mini", "anthropic/claude-sonnet-4-5", "o3"]
-    assert similar_models("sonnet", listed) == ["anthropic/claude-sonnet-4-5"]
-    assert similar_models("gpt-4", listed)[:2] == ["gpt-4o", "gpt-4o-mini"]
-    assert similar_models("gtp-4o", listed)[0] == "gpt-4o"
-    assert similar_models("llama", listed) == []
 
 
 async def picker_lines(app: CircleApp) -> list[str]:

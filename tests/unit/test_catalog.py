@@ -12,6 +12,7 @@ from circle.domain.catalog import (
     find_override,
     prices,
     refresh_allowed,
+    similar_models,
     strip_date,
     unknown_model,
     with_override,
@@ -130,3 +131,11 @@ def test_a_project_adds_and_replaces_model_overrides_one_by_one() -> None:
 def test_the_refresh_can_be_turned_off(value: str | None, allowed: bool) -> None:
     env = {} if value is None else {"CIRCLE_CATALOG_REFRESH": value}
     assert refresh_allowed(env) is allowed
+
+
+def test_similar_models_puts_those_holding_the_name_first() -> None:
+    listed = ["gpt-4o", "gpt-4o-mini", "anthropic/claude-sonnet-4-5", "o3"]
+    assert similar_models("sonnet", listed) == ["anthropic/claude-sonnet-4-5"]
+    assert similar_models("gpt-4", listed)[:2] == ["gpt-4o", "gpt-4o-mini"]
+    assert similar_models("gtp-4o", listed)[0] == "gpt-4o"
+    assert similar_models("llama", listed) == []
