@@ -274,7 +274,12 @@ class SlashCommands:
         ]
         chosen = await self.pick("Background jobs", items)
         if chosen:
-            await self.show(f"Output of {chosen}", await self.host.job_log(chosen) or "(no output yet)")
+            from circle.entrypoints.tui.screens.record import record_screen
+            from circle.entrypoints.tui.widgets.status import StripItem
+
+            command = next(job.command for job in listed if job.id == chosen)
+            item = StripItem("job", chosen, f"{chosen}: {command}")
+            await self.screen.app.push_screen_wait(await record_screen(self.host, item))
 
     async def do_agents(self, argument: str) -> None:
         types = self.host.subagent_types()

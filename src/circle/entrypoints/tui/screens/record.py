@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from circle.application.subagents import SubagentRun
 from circle.domain.display import escape_for_display, one_line
 from circle.domain.messages import Message
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui.screens.picker import TextScreen
 from circle.entrypoints.tui.widgets.status import StripItem
+
+EVERY_S = 0.5
 
 
 def record_text(messages: list[Message]) -> str:
@@ -26,16 +34,45 @@ def record_text(messages: list[Message]) -> str:
     return escape_for_display("\n".join(lines).rstrip()) or "(nothing yet)"
 
 
+class LiveRecord(TextScreen):
+    """A record read again every :data:`EVERY_S` seconds while it is open: a job's output as the
+    job writes it, a subagent's steps as it takes them. Scrolled to the end, it follows the end."""
+
+    def __init__(self, title: str, text: str, *, read: Callable[[], Awaitable[str]]) -> None:
+        super().__init__(title, text)
+        self.read = read
+
+    def on_mount(self) -> None:
+        self.set_interval(EVERY_S, self.reread)
+
+    async def reread(self) -> None:
+        text = await self.read()
+        if text == self.text or not self.is_attached:
+            return
+        self.text = text
+        page = self.query_one("#page-body", VerticalScroll)
+        at_end = page.scroll_y >= page.max_scroll_y
+        page.query_one(Static).update(text)
+        if at_end:
+            page.call_after_refresh(page.scroll_end, animate=False)
+
+
 async def record_screen(host: Host, item: StripItem) -> TextScreen:
     if item.kind == "job":
-        log = await host.job_log(item.id)
-        shown = escape_for_display(log) or "(no output yet)"
-        return TextScreen(f"Background job {one_line(item.label)}", shown)
+
+        async def job_output() -> str:
+            return escape_for_display(await host.job_log(item.id)) or "(no output yet)"
+
+        return LiveRecord(f"Background job {one_line(item.label)}", await job_output(), read=job_output)
     for run in host.subagent_runs():
         if run.id == item.id:
+
+            async def steps(run: SubagentRun = run) -> str:
+                return record_text(run.messages or [Message.user(run.prompt)])
+
             header = one_line(f"{run.subagent_type} · {run.description} · {run.status}")
-            return TextScreen(f"Subagent {header}", record_text(run.messages or [Message.user(run.prompt)]))
+            return LiveRecord(f"Subagent {header}", await steps(), read=steps)
     return TextScreen("Record", "It has ended and is no longer kept here.")
 
 
-__all__ = ["record_screen", "record_text"]
+__all__ = ["EVERY_S", "LiveRecord", "record_screen", "record_text"]
