@@ -49,7 +49,7 @@ async def test_a_long_session_resumes_with_its_last_turns_drawn(
 async def test_scrolling_to_the_top_draws_earlier_turns_and_keeps_the_place(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    count = TAIL + 3 * BATCH
+    count = TAIL + BATCH + 40
     session = await stored_session(backend, count)
     app = make_app(session=session)
     async with app.run_test(size=SIZE) as pilot:

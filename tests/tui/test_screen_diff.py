@@ -16,17 +16,34 @@ def frame(lines: dict[int, str], *, cursor: tuple[int, int] = (0, ROWS - 1)) -> 
     return "\r\n".join(out) + f"\x1b[{cursor[1] + 1};{cursor[0] + 1}H"
 
 
-def screens(frames: list[str]) -> tuple[list[str], list[str], int, int]:
+def chops(lines: dict[int, str], *, thumb: int) -> str:
+    """A frame as Textual writes a scrolled view: padding, the text, a scrollbar, padding."""
+    out = []
+    for y, text in lines.items():
+        bar = "\x1b[38;5;23;48;5;16m▂" if y == thumb else "\x1b[48;5;16m "
+        padded = text.ljust(COLUMNS - 4)
+        out.append(
+            f"\x1b[{y + 1};1H\x1b[48;5;233m \x1b[0m\x1b[{y + 1};2H\x1b[1;38;5;253;48;5;233m{padded[:3]}"
+            f"\x1b[0m\x1b[38;5;253;48;5;233m{padded[3:]}\x1b[0m"
+            f"\x1b[{y + 1};{COLUMNS - 2}H{bar}\x1b[0m\x1b[{y + 1};{COLUMNS - 1}H\x1b[48;5;233m  \x1b[0m"
+        )
+    return "\r\n".join(out) + f"\x1b[{ROWS};3H"
+
+
+def screens(frames: list[str]) -> tuple[object, object, int, int, list[str]]:
     whole, diffed = pyte.Screen(COLUMNS, ROWS), pyte.Screen(COLUMNS, ROWS)
     feed_whole, feed_diffed = pyte.Stream(whole), pyte.Stream(diffed)
     diff = ScreenDiff(COLUMNS)
     sent = written = 0
+    outs = []
     for data in frames:
         out = diff.write(data)
+        outs.append(out)
         feed_whole.feed(data)
         feed_diffed.feed(out)
+        assert diffed.buffer == whole.buffer, f"after frame {len(outs)}"
         sent, written = sent + len(data), written + len(out)
-    return whole.display, diffed.display, sent, written
+    return whole.display, diffed.display, sent, written, outs
 
 
 def conversation(lines: list[str], *, top: int = 0) -> dict[int, str]:
@@ -45,16 +62,32 @@ def test_a_streamed_answer_shows_the_same_with_fewer_bytes() -> None:
             current = " ".join(f"w{n}x{k}" for k in range(words))
             frames.append(frame(conversation([*lines, current])))
         lines.append(current)
-    whole, diffed, sent, written = screens(frames)
+    whole, diffed, sent, written, _ = screens(frames)
     assert diffed == whole
     assert written * 4 < sent
+
+
+def test_a_view_that_scrolls_is_scrolled_by_the_terminal_with_its_styles_and_scrollbar() -> None:
+    lines: list[str] = []
+    full = "\r\n".join(f"\x1b[{y + 1};1H\x1b[48;5;233m{' ' * COLUMNS}\x1b[0m" for y in range(ROWS))
+    frames = [full + f"\x1b[{ROWS};1H"]
+    for n in range(30):
+        for words in range(1, 4):
+            current = " ".join(f"w{n}x{k}" for k in range(words))
+            shown = conversation([*lines, current])
+            del shown[ROWS - 1]
+            frames.append(chops(shown, thumb=min(n // 3, ROWS - 3)))
+        lines.append(current)
+    _, _, sent, written, outs = screens(frames)
+    assert any("\x1b[r" in out for out in outs)  # the terminal scrolled the view
+    assert written * 5 < sent
 
 
 def test_a_frame_it_does_not_understand_is_written_whole_and_forgets() -> None:
     first = frame({0: "hello", 1: "world"})
     strange = "\x1b[1;1H\x1b[2Kcleared"
     again = frame({0: "hello", 1: "world"})
-    whole, diffed, _, _ = screens([first, strange, again])
+    whole, diffed, _, _, _ = screens([first, strange, again])
     assert diffed == whole
     diff = ScreenDiff(COLUMNS)
     diff.write(first)
@@ -74,5 +107,5 @@ def test_a_clear_forgets_the_screen() -> None:
 def test_rows_written_over_by_a_popup_come_back() -> None:
     base = frame({y: f"row {y}" for y in range(ROWS)})
     popup = "\x1b[3;10H\x1b[7m popup \x1b[0m\x1b[12;1H"
-    whole, diffed, _, _ = screens([base, popup, base])
+    whole, diffed, _, _, _ = screens([base, popup, base])
     assert diffed == whole

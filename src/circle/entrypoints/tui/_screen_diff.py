@@ -11,11 +11,13 @@ so the next frames are written whole: it can only leave things out that are sure
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from rich.cells import cell_len
 
 _MOVE = re.compile(r"\x1b\[(\d+);(\d+)H")
 _STYLE = re.compile(r"\x1b\[[0-9;:]*m|\x1b\]8;[^\x1b\x07]*(?:\x1b\\|\x07)")
+_SGR_SPLIT = re.compile(r"(\x1b\[[0-9;:]*m)")
 _FORGETS = ("\x1b[2J", "\x1b[?1049", "\x1bc", "\x1b[H", "\x1b[J")
 Span = tuple[int, int, str]
 """Where a span starts (column), how many cells it covers, and the text with its styles."""
@@ -81,33 +83,39 @@ class ScreenDiff:
             if width and (x, width, text) in row:
                 continue
             if width or index == len(spans) - 1:
-                out.append(f"\x1b[{y + 1};{x + 1}H{text}")
+                shown = next((t for sx, sw, t in row if (sx, sw) == (x, width)), None)
+                changed = _changed(y, x, shown, text) if shown is not None else None
+                out.append(f"\x1b[{y + 1};{x + 1}H{text}" if changed is None else changed)
             if width:
-                row[:] = [s for s in row if s[0] + s[1] <= x or s[0] >= x + width]
+                row[:] = [piece for span in row for piece in _outside(span, x, x + width)]
                 row.append((x, width, text))
         return "".join(out), rows
 
     def _scrolled(self, spans: list[tuple[int, Span]]) -> tuple[str, dict[int, list[Span]]] | None:
-        """The frame written after the terminal scrolls the rows it covers, if they moved up."""
-        ys = sorted({y for y, span in spans if span[1]})
-        if len(ys) < 3 or ys[-1] - ys[0] + 1 != len(ys):
+        """The frame written after the terminal scrolls the longest run of rows it rewrites, if
+        those rows moved up."""
+        widest: dict[int, Span] = {}
+        for y, span in spans:
+            if span[1] > widest.get(y, (0, 0, ""))[1]:
+                widest[y] = span
+        block = _longest_run(sorted(widest))
+        if block is None:
             return None
-        top, bottom = ys[0], ys[-1]
-        new = {y: span for y, span in spans if span[1]}
-        shift = self._shift(new, top, bottom)
-        if shift is None:
-            return None
-        shown = {y: list(row) for y, row in self.rows.items()}
-        for y in range(top, bottom + 1):  # the terminal moves rows up; those at the bottom blank
-            source = y + shift
-            shown[y] = list(self.rows.get(source, [])) if source <= bottom else []
+        top, bottom = block
         before = self.rows
         extra: list[tuple[int, Span]] = []
-        for y in range(top, bottom + 1):  # spans Textual left alone stay where they were
-            for span in before.get(y, []):
-                covered = any(s[0] < span[0] + span[1] and span[0] < s[0] + s[1] for s in self._at(spans, y))
-                if not covered:
-                    extra.append((y, span))
+        for y in range(top, bottom + 1):  # spans Textual left alone must stay where they are
+            written = self._at(spans, y)
+            kept = [span for span in before.get(y, []) if not any(_overlap(span, s) for s in written)]
+            if not _covers([*written, *kept], self.columns):
+                return None
+            extra += [(y, span) for span in kept]
+        shift = self._shift(widest, top, bottom)
+        if shift is None:
+            return None
+        shown = {y: list(row) for y, row in before.items()}
+        for y in range(top, bottom + 1):  # the terminal moves rows up; those at the bottom blank
+            shown[y] = list(before.get(y + shift, [])) if y + shift <= bottom else []
         body, rows = self._emit(extra + spans, shown)
         scroll = f"\x1b[0m\x1b[{top + 1};{bottom + 1}r\x1b[{bottom + 1};1H" + "\n" * shift + "\x1b[r"
         return scroll + body, rows
@@ -117,28 +125,116 @@ class ScreenDiff:
         return [span for row, span in spans if row == y and span[1]]
 
     def _shift(self, new: dict[int, Span], top: int, bottom: int) -> int | None:
-        """How many rows up the known rows moved to show ``new``, if most rows match that way."""
-        if any(not self._full(y) for y in range(top, bottom + 1)):
-            return None
-        where = {span: y for y in range(top, bottom + 1) for span in self.rows.get(y, [])}
+        """How many rows up the known rows moved to show ``new``: the move most rows agree on
+        (rows that occur more than once, like blank ones, say nothing), if most rows match it."""
+        where: dict[Span, int | None] = {}
         for y in range(top, bottom + 1):
-            found = where.get(new[y]) if y in new else None
-            if found is not None and found > y:
-                shift = found - y
-                matches = sum(1 for z in range(top, bottom + 1 - shift) if new.get(z) in self.rows[z + shift])
-                if matches * 2 >= bottom - top + 1 - shift:
-                    return shift
-                return None
-        return None
+            for span in self.rows.get(y, []):
+                where[span] = None if span in where else y
+        votes = Counter(
+            found - y
+            for y in range(top, bottom + 1)
+            if (found := where.get(new[y])) is not None and found > y
+        )
+        if not votes:
+            return None
+        shift = votes.most_common(1)[0][0]
+        rows = range(top, bottom + 1 - shift)
+        matches = sum(1 for z in rows if new[z] in self.rows.get(z + shift, []))
+        return shift if matches * 2 >= len(rows) else None
 
-    def _full(self, y: int) -> bool:
-        """Row ``y`` is known from its first column on, with no gaps."""
-        edge = 0
-        for x, width, _ in sorted(self.rows.get(y, [])):
-            if x != edge:
-                return False
-            edge = x + width
-        return self.columns > 0 and edge >= self.columns
+
+def _cells(text: str) -> list[tuple[str, str]] | None:
+    """A span's cells as (style, character), or None when it is not one cell per character."""
+    cells: list[tuple[str, str]] = []
+    style = ""
+    for part in _SGR_SPLIT.split(text):
+        if not part:
+            continue
+        if part.startswith("\x1b"):
+            style = "" if part in ("\x1b[0m", "\x1b[m") else style + part
+            continue
+        if not part.isascii() and cell_len(part) != len(part):
+            return None
+        cells.extend((style, char) for char in part)
+    return cells
+
+
+def _changed(y: int, x: int, shown: str, text: str) -> str | None:
+    """The writes that turn the span ``shown`` into ``text`` cell by cell (None: write it whole)."""
+    old, new = _cells(shown), _cells(text)
+    if old is None or new is None or len(old) != len(new):
+        return None
+    out: list[str] = []
+    index = 0
+    while index < len(new):
+        if new[index] == old[index]:
+            index += 1
+            continue
+        end = index
+        while end < len(new) and (
+            new[end] != old[end] or (end + 1 < len(new) and new[end + 1] != old[end + 1])
+        ):
+            end += 1
+        out.append(f"\x1b[{y + 1};{x + index + 1}H" + _styled(new[index:end]))
+        index = end
+    return "".join(out)
+
+
+def _styled(cells: list[tuple[str, str]]) -> str:
+    out: list[str] = []
+    style = None
+    for cell_style, char in cells:
+        if cell_style != style:
+            out.append("\x1b[0m" + cell_style)
+            style = cell_style
+        out.append(char)
+    out.append("\x1b[0m")
+    return "".join(out)
+
+
+def _outside(span: Span, start: int, end: int) -> list[Span]:
+    """What stays of ``span`` once cells ``start`` to ``end`` are written over (nothing when its
+    cells cannot be told apart)."""
+    x, width, text = span
+    if x + width <= start or x >= end:
+        return [span]
+    cells = _cells(text)
+    if cells is None or len(cells) != width:
+        return []
+    kept: list[Span] = []
+    if x < start:
+        kept.append((x, start - x, _styled(cells[: start - x])))
+    if x + width > end:
+        kept.append((end, x + width - end, _styled(cells[end - x :])))
+    return kept
+
+
+def _longest_run(ys: list[int]) -> tuple[int, int] | None:
+    """The longest run of consecutive rows (at least three), as (first, last)."""
+    best: tuple[int, int] | None = None
+    start = 0
+    for index in range(1, len(ys) + 1):
+        if index == len(ys) or ys[index] != ys[index - 1] + 1:
+            first, last = ys[start], ys[index - 1]
+            if last - first >= 2 and (best is None or last - first > best[1] - best[0]):
+                best = (first, last)
+            start = index
+    return best
+
+
+def _overlap(a: Span, b: Span) -> bool:
+    return a[0] < b[0] + b[1] and b[0] < a[0] + a[1]
+
+
+def _covers(spans: list[Span], columns: int) -> bool:
+    """The spans together cover the row from its first column to its last."""
+    edge = 0
+    for x, width, _ in sorted(spans):
+        if x > edge:
+            return False
+        edge = max(edge, x + width)
+    return columns > 0 and edge >= columns
 
 
 __all__ = ["ScreenDiff"]

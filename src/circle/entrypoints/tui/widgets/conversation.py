@@ -78,7 +78,10 @@ class Answer(ChatMarkdown):
     def __init__(self) -> None:
         super().__init__("", classes="answer")
         self.text = ""
-        self._shown: str | None = None
+        self._shown = ""
+        self._whole = False
+        """Drawn again whole once (its text changed above the end): Markdown.append no longer
+        knows where the last block starts, so every later draw is whole too."""
         self._drawing: AwaitComplete | None = None
         self._timer: Timer | None = None
 
@@ -105,9 +108,10 @@ class Answer(ChatMarkdown):
                 self.call_after_refresh(self._flush)
             return
         shown, self._shown = self._shown, self.text
-        if shown and self.text.startswith(shown):
+        if not self._whole and self.text.startswith(shown):
             self._drawing = self.append(escape_for_display(self.text[len(shown) :]))
         else:
+            self._whole = True
             self._drawing = self.update(escape_for_display(self.text))
 
 
@@ -173,6 +177,7 @@ class ConversationView(VerticalScroll):
         self.earlier: Earlier | None = None
         """The first row while a resumed session's earlier messages wait to be drawn."""
         self._pinned: tuple[Widget, float] | None = None
+        self._pinned_y = 0.0
         """While earlier rows are drawn above: the row read, and how far below the view's top."""
 
     @property
@@ -189,13 +194,16 @@ class ConversationView(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if self.unseen and self.following:
             self._set_unseen(False)
+        if self._pinned is not None and abs(new_value - self._pinned_y) >= 1:
+            self._pinned = None  # the person scrolled: the rows above have drawn enough
         if new_value <= 0 and self.earlier is not None:
             self._draw_earlier()
 
     def watch_virtual_size(self, old: Size, new: Size) -> None:
         if self._pinned is not None:  # rows drawn above, growing as they draw: the place read stays
             row, below = self._pinned
-            self.scroll_to(y=row.virtual_region.y - below, animate=False, immediate=True)
+            self._pinned_y = max(0, min(row.virtual_region.y - below, self.max_scroll_y))
+            self.scroll_to(y=self._pinned_y, animate=False, immediate=True)
             return
         if not self.following:
             if new.height > old.height and self.max_scroll_y > self.scroll_y:
@@ -357,7 +365,7 @@ class ConversationView(VerticalScroll):
         if rows:
             read = next((row for row in self.children if row is not self.earlier), None)
             if read is not None and self.max_scroll_y > 0:
-                self._pinned = (read, read.virtual_region.y - self.scroll_y)
+                self._pinned, self._pinned_y = (read, read.virtual_region.y - self.scroll_y), self.scroll_y
                 self.set_timer(PIN_S, self._unpin)
             self.mount_all(rows, after=self.earlier)
         if not self.earlier.waiting:

@@ -17,8 +17,9 @@ TAIL = 120
 """Messages a resumed session draws at once: several screens of the last turns."""
 BATCH = 200
 """Messages drawn above each time the view reaches the top."""
-PIN_S = 1.0
-"""Seconds the row read is held in place while the rows drawn above it take their heights."""
+PIN_S = 5.0
+"""Seconds at most the row read is held in place while the rows drawn above it take their heights
+(a scroll by the person lets go sooner)."""
 
 
 def tail_start(messages: list[Message], *, keep: int) -> int:
