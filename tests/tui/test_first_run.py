@@ -131,3 +131,24 @@ async def test_resume_flag_opens_the_session_picker(
         await pilot.press("enter")
         await until(pilot, lambda: app.host is not None)
         assert app.host is not None and app.host.session.session_id == "earlier"
+
+
+async def test_an_empty_base_url_takes_the_default_the_placeholder_shows(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.domain.settings import DEFAULT_BASE_URL
+
+    backend.setup_needed = True
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        screen = app.screen
+        assert screen.query_one("#base-url", Input).placeholder == DEFAULT_BASE_URL
+        await pilot.press("enter")
+        assert screen.query_one("#api-key", Input).has_focus
+        await pilot.press(*"sk-test", "enter")
+        status = screen.query_one("#setup-status", Static)
+        await until(pilot, lambda: "Pick the model" in str(status.content))
+        await pilot.press("enter")
+        await until(pilot, lambda: app.host is not None)
+    assert backend.saved == [(DEFAULT_BASE_URL, "sk-test", "model-a", "openai-chat")]

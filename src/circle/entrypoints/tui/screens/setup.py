@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from circle.application.ports.endpoint_probe import ProbeResult
 from circle.domain.errors import CircleError
+from circle.domain.settings import DEFAULT_BASE_URL
 from circle.entrypoints.tui._backend import Backend
 
 INTRO = (
@@ -21,6 +22,11 @@ INTRO = (
     "Give its base URL and your API key; Circle asks it for its models and saves both "
     "(settings.json, and credentials.json kept 0600) in {data}."
 )
+
+
+def _base_url(typed: str) -> str:
+    """The base URL typed, or (left empty) the default its placeholder shows."""
+    return typed.strip() or DEFAULT_BASE_URL
 
 
 class SetupScreen(Screen[bool]):
@@ -40,7 +46,7 @@ class SetupScreen(Screen[bool]):
             yield Static("Set up a model endpoint", id="setup-title")
             yield Static(INTRO.format(data=self.backend.data), id="setup-intro")
             yield Static("Base URL", classes="label")
-            yield Input(placeholder="https://api.openai.com/v1", id="base-url")
+            yield Input(placeholder=DEFAULT_BASE_URL, id="base-url")
             yield Static("API key", classes="label")
             yield Input(
                 placeholder="sk-… (leave empty if the endpoint needs none)", password=True, id="api-key"
@@ -61,12 +67,12 @@ class SetupScreen(Screen[bool]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.input.id == "base-url":
-            if not event.value.strip().startswith(("http://", "https://")):
+            if not _base_url(event.value).startswith(("http://", "https://")):
                 self.status("The base URL starts with http:// or https://", error=True)
                 return
             self.query_one("#api-key", Input).focus()
             return
-        self.base_url = self.query_one("#base-url", Input).value.strip()
+        self.base_url = _base_url(self.query_one("#base-url", Input).value)
         self.api_key = self.query_one("#api-key", Input).value.strip()
         if not self.base_url.startswith(("http://", "https://")):
             self.status("The base URL starts with http:// or https://", error=True)
