@@ -3,6 +3,7 @@ forks and sessions, the person's own commands, queue modes, retries, models, and
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -223,3 +224,36 @@ def test_cycle_model_and_thinking_level(cli: Circle, rpc: RpcProcess) -> None:
         assert rpc.request("get_state")["data"]["model"]["id"] == cycled["model"]["id"]
     levels = [rpc.request("cycle_thinking_level")["data"] for _ in range(6)]
     assert levels == [{"level": level} for level in ("minimal", "low", "medium", "high", "max", "off")]
+
+
+def test_abort_stops_a_manual_compaction_and_changes_nothing(cli: Circle) -> None:
+    cli.home.mkdir(parents=True, exist_ok=True)
+    settings = {"models": {"test-model": {"context": 6000, "output": 1000}}}
+    (cli.home / "settings.json").write_text(json.dumps(settings))
+    (cli.workspace / "big.txt").write_text("".join(f"line {i}: {'x' * 60}\n" for i in range(400)))
+    slow = dataclasses.replace(chat_text("Summary never comes."), delay_s=30)
+    cli.gateway.enqueue(
+        chat_tool_calls([("c1", "read_file", {"file_path": "big.txt"})]), chat_text("400 lines."), slow
+    )
+    rpc = RpcProcess(cli, "--yolo")
+    try:
+        rpc.request("set_auto_compaction", enabled=False)
+        _settle(rpc, "how many lines has big.txt?")
+        before = rpc.request("get_state")["data"]["messageCount"]
+        rpc.send({"id": "squeeze", "type": "compact"})
+        rpc.event("compaction_start")
+        started = time.monotonic()
+        assert rpc.request("abort")["success"] is True
+        failed = rpc.wait_for(lambda d: d.get("id") == "squeeze")
+        assert failed["success"] is False and "aborted" in failed["error"]
+        assert time.monotonic() - started < 10
+        assert rpc.event("compaction_end") == {
+            "type": "compaction_end",
+            "reason": "manual",
+            "result": None,
+            "aborted": True,
+        }
+        state = rpc.request("get_state")["data"]
+        assert (state["isCompacting"], state["messageCount"]) == (False, before)
+    finally:
+        rpc.kill()
