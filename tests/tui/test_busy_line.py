@@ -51,3 +51,35 @@ async def test_a_streamed_answer_counts_its_tokens_before_the_endpoint_does(
         for _ in range(10):
             app.sink.emit(MessageUpdated(kind="text", delta="x" * 400, content_index=0))
         await until(pilot, lambda: "↓ 1.0k tokens" in str(screen.busy.content))
+
+
+async def test_on_a_narrow_line_the_tokens_then_the_time_give_way_to_what_runs(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, clock: FixedClock
+) -> None:
+    backend.mode = "auto"
+    runner = FakeProcessRunner({"make all-the-things": Hang("building…\n")}, files=backend.files)
+    backend.processes = runner
+    backend.model.add(
+        answer("", Call("execute", {"command": "make all-the-things"}), usage=Usage(input=10, output=1234)),
+        answer("Built."),
+    )
+    app = make_app()
+    async with app.run_test(size=(50, 16)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "build it")
+        await until(pilot, lambda: bool(runner.started))
+        clock.now += 12.4
+        await until(
+            pilot, lambda: "execute  make all-the-thi… · 12s · esc cancels" in str(screen.busy.content)
+        )
+        assert "tokens" not in str(screen.busy.content) and "ctrl+b" not in str(screen.busy.content)
+        await pilot.resize_terminal(100, 30)
+        await until(
+            pilot,
+            lambda: (
+                "make all-the-things · 12s · ↓ 1.2k tokens · esc cancels · ctrl+b" in str(screen.busy.content)
+            ),
+        )
+        runner.started[0].finish(0)
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))

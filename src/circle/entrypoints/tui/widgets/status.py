@@ -22,7 +22,10 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 _MORE_LINES = re.compile(r"  \(\+\d+ more lines?\)$")
 CANCEL_HINT = " · esc cancels"
+BACKGROUND_HINT = " · ctrl+b to background"
 CHARS_PER_TOKEN = 4
+ACTIVITY_LEAST = 20
+"""The columns kept for what runs before the time and tokens give way on a narrow line."""
 
 
 def fit(text: str, width: int) -> str:
@@ -105,19 +108,27 @@ class BusyLine(Static):
         if self._retry is not None:
             event, until = self._retry
             self.retry = retry_countdown(event.kind, event.attempt, event.max_attempts, until - self.clock())
-        said = ""
+        parts = []
         if self.started is not None and (seconds := self.clock() - self.started) >= 1:
-            said += f" · {elapsed(seconds)}"
+            parts.append(f" · {elapsed(seconds)}")
         if self.tokens:
-            said += f" · ↓ {tokens(self.tokens)} tokens"
-        room = (self.content_size.width or 200) - 2 - len(CANCEL_HINT) - len(said)
+            parts.append(f" · ↓ {tokens(self.tokens)} tokens")
+        width = (self.content_size.width or 200) - 2 - len(CANCEL_HINT)
+        width -= len(f" · {self.retry}") if self.retry else 0
+        hint = BACKGROUND_HINT if self.activity.startswith("execute") else ""
+        if width - len(hint) - len("".join(parts)) >= len(self.activity):
+            width -= len(hint)  # the key's hint shows when what runs fits whole beside it
+        else:
+            hint = ""
+        while parts and width - len("".join(parts)) < min(len(self.activity), ACTIVITY_LEAST):
+            parts.pop()  # a narrow line keeps what runs: the tokens go first, then the time
+        said = "".join(parts)
+        room = width - len(said)
         text = Text(f"{SPINNER[self.frame]} ", style="bold magenta") + Text(fit(self.activity, room))
         text.append(said, style="dim")
         if self.retry:
             text.append(f" · {escape_for_display(self.retry, newlines=False)}", style="yellow")
-        text.append(CANCEL_HINT, style="dim")
-        if self.activity.startswith("execute"):
-            text.append(" · ctrl+b to background", style="dim")
+        text.append(CANCEL_HINT + hint, style="dim")
         self.update(text)
 
 
