@@ -122,6 +122,7 @@ class FindBar(Horizontal):
 
     DEFAULT_CSS = """
     FindBar {
+        display: none;
         height: 1;
         margin: 0 1;
         background: $boost;
@@ -162,9 +163,6 @@ class FindBar(Horizontal):
         yield self.field
         yield self.count
         yield Static(KEYS, id="find-keys", markup=False)
-
-    def on_mount(self) -> None:
-        self.display = False
 
     def open(self) -> None:
         """Show the bar with the focus in it (the term found before is found again)."""
