@@ -116,3 +116,20 @@ async def test_undo_takes_the_turn_out_of_the_view_and_the_request_and_redo_brin
         assert sent == ["hello", "first", "next"]
         await send(pilot, screen, "/redo")
         await until(pilot, lambda: "Nothing to redo" in texts(screen))
+
+
+async def test_tree_at_your_message_goes_on_from_before_it_with_its_text_in_the_input(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.model.add(answer("one"), answer("two"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await turns(pilot, app, "alpha", "beta")
+        await send(pilot, screen, "/tree")
+        await until(pilot, lambda: isinstance(app.screen, TreeScreen) and bool(app.screen.rows))
+        await pilot.press("up", "enter")  # "beta"
+        await until(
+            pilot, lambda: app.screen is screen and "Going on from before your message" in texts(screen)
+        )
+        assert [m.text for m in screen.host.session.conversation.messages] == ["alpha", "one"]
+        assert screen.composer.text == "beta" and screen.focused is screen.composer

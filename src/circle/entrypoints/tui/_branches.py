@@ -25,13 +25,21 @@ async def rows(host: Host) -> list[TreeRow]:
     )
 
 
-async def go_on_from(host: Host, checkpoint_id: str) -> str:
-    """Open the session at ``checkpoint_id``: along the branch it heads, else on a new branch."""
+async def go_on_from(host: Host, checkpoint_id: str) -> tuple[str, str]:
+    """Open the session at ``checkpoint_id``: along the branch it heads, else on a new branch. At
+    a message of the person's, from just before it, with its text to put back in the input box
+    (as /fork does). Returns the line to show and that text ("" for none)."""
     if host.session.is_busy:
         raise ConfigError("the conversation can move only between turns (esc cancels the turn)")
-    session = await host.runtime.open_session(host.session.session_id, at_checkpoint=checkpoint_id)
+    store, session_id = host.runtime.ports.store, host.session.session_id
+    picked = next((c for c in await store.checkpoints(session_id) if c.id == checkpoint_id), None)
+    again = ""
+    if picked is not None and picked.message.role == "user" and picked.parent_id is not None:
+        checkpoint_id, again = picked.parent_id, picked.message.text
+    session = await host.runtime.open_session(session_id, at_checkpoint=checkpoint_id)
     await host.switch_to(session)
-    return f"Going on from here, on branch {session.conversation.branch}"
+    where = "before your message" if again else "here"
+    return f"Going on from {where}, on branch {session.conversation.branch}", again
 
 
 async def label(host: Host, checkpoint_id: str, text: str) -> None:

@@ -138,9 +138,12 @@ class SlashCommands:
         )
         chosen = await self.screen.app.push_screen_wait(tree)
         if chosen:
-            line = await _branches.go_on_from(host, chosen)
+            line, again = await _branches.go_on_from(host, chosen)
             await self._reset_view()
             self.say(line)
+            if again:
+                self.screen.composer.set_text(again)
+            self.screen.composer.focus()
 
     async def _pick_message(self, title: str) -> str | None:
         history = await self.host.checkpoints()

@@ -1,5 +1,6 @@
 """/tree: the session's branches as a tree to walk. ↑↓ move, enter goes on from the message picked
-(the conversation shows its branch), l labels it; the label shows in the tree from then on."""
+(the conversation shows its branch; at a message of the person's, from just before it, with its
+text back in the input box), l labels it; the label shows in the tree from then on."""
 
 from __future__ import annotations
 
