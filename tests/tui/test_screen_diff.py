@@ -109,3 +109,14 @@ def test_rows_written_over_by_a_popup_come_back() -> None:
     popup = "\x1b[3;10H\x1b[7m popup \x1b[0m\x1b[12;1H"
     whole, diffed, _, _, _ = screens([base, popup, base])
     assert diffed == whole
+
+
+def test_tmux_is_trusted_with_synchronized_output_from_3_6() -> None:
+    from circle.entrypoints.tui._driver import known_sync
+
+    assert not known_sync({"TERM_PROGRAM": "tmux", "TERM_PROGRAM_VERSION": "3.3a"})
+    assert not known_sync({"TERM_PROGRAM": "tmux", "TERM_PROGRAM_VERSION": "3.5a"})
+    assert known_sync({"TERM_PROGRAM": "tmux", "TERM_PROGRAM_VERSION": "3.6a"})
+    assert known_sync({"TERM_PROGRAM": "tmux", "TERM_PROGRAM_VERSION": "3.10"})
+    assert not known_sync({"TERM_PROGRAM": "Apple_Terminal", "TERM_PROGRAM_VERSION": "455"})
+    assert not known_sync({})

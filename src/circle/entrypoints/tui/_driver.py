@@ -1,17 +1,34 @@
 """The terminal driver: Textual's own (Linux), with every frame filtered by :class:`ScreenDiff`.
 
-Textual already wraps each frame in synchronized output (DEC mode 2026) when the terminal says,
-through DECRQM, that it has it; this driver adds that only what changed is written.
-``CIRCLE_SCREEN_DIFF=0`` writes Textual's frames as they are.
+Textual asks the terminal (DECRQM ``ESC[?2026$p``) whether it has synchronized output and, when it
+answers yes, wraps each frame in ``ESC[?2026h`` … ``ESC[?2026l``. tmux takes mode 2026 from the
+programs in it since 3.6 but answers the question only from 3.7, so there it is trusted by version.
+This driver adds that only what changed is written; ``CIRCLE_SCREEN_DIFF=0`` writes Textual's
+frames as they are.
 """
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from textual.drivers.linux_driver import LinuxDriver
+from textual.messages import TerminalSupportsSynchronizedOutput
 
 from circle.entrypoints.tui._screen_diff import ScreenDiff
+
+TMUX_SYNC = (3, 6)
+"""The first tmux that holds a program's frames between ``ESC[?2026h`` and ``ESC[?2026l``."""
+
+
+def known_sync(env: Mapping[str, str]) -> bool:
+    """The terminal has synchronized output though it may not say so when asked."""
+    if env.get("TERM_PROGRAM") != "tmux":
+        return False
+    found = re.match(r"(\d+)\.(\d+)", env.get("TERM_PROGRAM_VERSION", ""))
+    return found is not None and (int(found[1]), int(found[2])) >= TMUX_SYNC
 
 
 class DiffingDriver(LinuxDriver):
@@ -23,8 +40,13 @@ class DiffingDriver(LinuxDriver):
         super().__init__(app, debug=debug, mouse=mouse, size=size)
         self.diff = ScreenDiff()
 
+    def start_application_mode(self) -> None:
+        super().start_application_mode()  # type: ignore[no-untyped-call]  # not annotated in Textual
+        if known_sync(os.environ):
+            self._app.post_message(TerminalSupportsSynchronizedOutput())
+
     def write(self, data: str) -> None:
         super().write(self.diff.write(data))
 
 
-__all__ = ["DiffingDriver"]
+__all__ = ["DiffingDriver", "known_sync"]
