@@ -3,10 +3,13 @@ model last knew, the commands they ran, the files they attached; and how the mes
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import circle
 from circle.application.approvals import PLAN_MODE_OFF, PLAN_MODE_ON
 from circle.application.attachments import mentioned
-from circle.domain.messages import Aside, Message
-from circle.testing import InMemoryFileSystem, answer
+from circle.domain.messages import Aside
+from circle.testing import InMemoryFileSystem, InMemorySessionStore, ScriptedModel, answer
 
 from ._harness import WORKSPACE, Harness
 
@@ -90,3 +93,17 @@ async def test_a_job_notice_is_shown_as_a_jobs_not_the_persons() -> None:
     await session.prompt("hi")
     notice = next(m for m in session.conversation.messages if m.text.startswith("job-1"))
     assert notice.shown is not None and notice.shown.source == "job"
+
+
+async def test_the_library_shows_attached_files_by_name(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("buy milk\n")
+    model = ScriptedModel([answer("A list.")])
+    store = InMemorySessionStore()
+    async with circle.Agent(tmp_path, model_client=model, store=store, trust=True) as agent:
+        await agent.run("what is this", files=["notes.txt"])
+    [first, *_] = [cp.message for cp in store.stored.values() if cp.message.role == "user"]
+    assert "buy milk" in first.text
+    assert first.shown is not None and (first.shown.typed, first.shown.files) == (
+        "what is this",
+        ("notes.txt",),
+    )

@@ -8,21 +8,21 @@ from pathlib import Path
 from circle.adapters._shared.private_files import private_folder
 from circle.adapters._shared.settings_files import data_dir
 from circle.application.approvals import parse_mode
-from circle.application.attachments import MediaPart, attach_files
+from circle.application.attachments import Attached, attach_files
 from circle.application.runtime import Runtime
 from circle.application.tools.base import Tool
 from circle.domain.errors import ConfigError
 from circle.domain.thinking import parse_level
 
 
-async def attach(runtime: Runtime, prompt: str, files: Sequence[str]) -> tuple[str, tuple[MediaPart, ...]]:
+async def attach(runtime: Runtime, files: Sequence[str]) -> Attached | None:
+    """The ``files=`` of a run, read for its message (None without any)."""
     if not files:
-        return prompt, ()
+        return None
     ports = runtime.ports
-    attached = await attach_files(
+    return await attach_files(
         files, workspace=runtime.options.workspace, files=ports.files, images=ports.images
     )
-    return attached.text(prompt), attached.media
 
 
 def split_tools(tools: Sequence[str | Tool] | None) -> tuple[list[str] | None, tuple[Tool, ...]]:

@@ -291,8 +291,8 @@ class Agent:
                 has the session open).
         """
         runtime, session = await self._ensure()
-        text, media = await attach(runtime, prompt, files)
-        return _raised(await session.prompt(text, media=media))
+        attached = await attach(runtime, files)
+        return _raised(await session.prompt(prompt, attached=attached))
 
     async def stream(self, prompt: str, *, files: Sequence[str] = ()) -> AsyncIterator[AgentEvent]:
         """Run one turn, yielding its events as they happen (``TurnEnded`` ends the turn, then
@@ -300,7 +300,7 @@ class Agent:
         raises as :meth:`run` does, after its last events (``ErrorReported``, ``TurnEnded``,
         ``AgentEnded``)."""
         runtime, session = await self._ensure()
-        prompt, media = await attach(runtime, prompt, files)
+        attached = await attach(runtime, files)
         queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
 
         class _Sink:
@@ -309,7 +309,7 @@ class Agent:
 
         sink = _Sink()
         runtime.events.subscribe(sink)
-        task = asyncio.create_task(session.prompt(prompt, media=media))
+        task = asyncio.create_task(session.prompt(prompt, attached=attached))
         try:
             while not task.done():
                 getter = asyncio.ensure_future(queue.get())
