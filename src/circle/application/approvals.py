@@ -44,7 +44,6 @@ from circle.domain.approval_rules import (
     exact_allow,
     session_allow,
 )
-from circle.domain.approvals import classify_command
 from circle.domain.hooks import permission_mode
 from circle.domain.messages import Aside
 from circle.domain.web import WEBFETCH_TOOL, no_one_to_ask, site_rule
@@ -188,6 +187,8 @@ class ApprovalPolicy:
 
 def _parts(request: ApprovalRequest) -> tuple[str, ...]:
     """A command's parts, for a caller that did not give them."""
+    from circle.domain.approvals import classify_command  # the classifier loads with the first command
+
     verdict = classify_command(request.subject, workspace=request.workspace, home=request.workspace)
     return command_subjects(verdict.words)
 

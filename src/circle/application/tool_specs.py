@@ -8,13 +8,15 @@ them, and saved for the next run.
 from __future__ import annotations
 
 from .ports.spec_cache import SpecCache
-from .tools import builtin_tools
+from .tools import LazyTool, builtin_tools
 from .tools.base import BuiltinTool, Tool
+
+_KEEPS_SPECS = (BuiltinTool, LazyTool)
 
 
 async def with_kept_specs(pool: dict[str, Tool], cache: SpecCache | None) -> dict[str, Tool]:
     """``pool`` with each built-in tool carrying its spec from ``cache`` (made and saved on a miss)."""
-    if cache is None or not any(isinstance(tool, BuiltinTool) for tool in pool.values()):
+    if cache is None or not any(isinstance(tool, _KEEPS_SPECS) for tool in pool.values()):
         return pool
     kept = await cache.load()
     builtins = builtin_tools()
@@ -23,7 +25,7 @@ async def with_kept_specs(pool: dict[str, Tool], cache: SpecCache | None) -> dic
         await cache.save(specs)
         kept = {spec.name: spec for spec in specs}
     return {
-        name: tool.with_spec(kept[name]) if isinstance(tool, BuiltinTool) and name in kept else tool
+        name: tool.with_spec(kept[name]) if isinstance(tool, _KEEPS_SPECS) and name in kept else tool
         for name, tool in pool.items()
     }
 

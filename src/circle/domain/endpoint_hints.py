@@ -20,6 +20,8 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+from .lazy_re import lazy_compile
+
 DROPPABLE_PARAMETERS = frozenset(
     {
         "frequency_penalty",
@@ -59,17 +61,17 @@ _BARE = frozenset(name for name in DROPPABLE_PARAMETERS if "_" in name) | {
 }
 """The names distinctive enough to be recognized unquoted in an error message."""
 
-_CUE = re.compile(
+_CUE = lazy_compile(
     r"unsupported|not supported|does not support|doesn't support|unrecognized|unknown|not allowed"
     r"|not permitted|extra (inputs|fields)|invalid|unexpected|not available|should be|must be"
     r"|is too large|not compatible|incompatible|which is the maximum",
     re.IGNORECASE,
 )
-_QUOTED = re.compile(r"""['"`]([A-Za-z_][\w.\[\]]*)['"`]""")
-_LOC_PREFIX = re.compile(r"^\s*([A-Za-z_][\w.\[\]]*)\s*:")
-_SIGNATURE = re.compile(r"signature|thinking`? blocks?", re.IGNORECASE)
+_QUOTED = lazy_compile(r"""['"`]([A-Za-z_][\w.\[\]]*)['"`]""")
+_LOC_PREFIX = lazy_compile(r"^\s*([A-Za-z_][\w.\[\]]*)\s*:")
+_SIGNATURE = lazy_compile(r"signature|thinking`? blocks?", re.IGNORECASE)
 
-_QUOTA = re.compile(
+_QUOTA = lazy_compile(
     r"insufficient[_ ]quota|exceeded your (current )?quota|quota (has been |was |is )?"
     r"(exhausted|spent|used up)|out of credits?|credit balance is too low"
     r"|insufficient (credits?|balance|funds)|credits? (are |have been |has been |is )?"
@@ -181,11 +183,11 @@ OUTPUT_PARAMETERS = frozenset({"max_tokens", "max_output_tokens", "max_completio
 """The parameters that limit the answer's length, under each protocol's name."""
 
 _ALLOWED_OUTPUT = (
-    re.compile(r"\d+\s*>\s*(\d+),?\s*which is the maximum", re.IGNORECASE),  # Anthropic
-    re.compile(r"(?:supports|allows|accepts)? at most (\d+)", re.IGNORECASE),  # OpenAI
-    re.compile(r"(?:less than or equal to|<=|maximum(?: value)?(?: is| of)?:?)\s*(\d+)", re.IGNORECASE),
+    lazy_compile(r"\d+\s*>\s*(\d+),?\s*which is the maximum", re.IGNORECASE),  # Anthropic
+    lazy_compile(r"(?:supports|allows|accepts)? at most (\d+)", re.IGNORECASE),  # OpenAI
+    lazy_compile(r"(?:less than or equal to|<=|maximum(?: value)?(?: is| of)?:?)\s*(\d+)", re.IGNORECASE),
 )
-_ROOM_LEFT = re.compile(r"\d+\s*>\s*(\d+)\s*-\s*(\d+)")
+_ROOM_LEFT = lazy_compile(r"\d+\s*>\s*(\d+)\s*-\s*(\d+)")
 """vLLM's ``(30000 > 32768 - 3000)``: the window less the input is what the answer may take."""
 
 

@@ -29,14 +29,16 @@ from __future__ import annotations
 
 import re
 
+from .lazy_re import lazy_compile
+
 REDACTED = "[REDACTED]"
 
-_PEM = re.compile(
+_PEM = lazy_compile(
     r"(-----BEGIN (?P<kind>[A-Z0-9 ]*)PRIVATE KEY-----)"
     r"(?:.*?(-----END (?P=kind)PRIVATE KEY-----)|.*\Z)",
     re.DOTALL,
 )
-_TOKENS = re.compile(
+_TOKENS = lazy_compile(
     r"""
     (?<![A-Za-z0-9_-])
     (?:
@@ -53,12 +55,12 @@ _TOKENS = re.compile(
     """,
     re.VERBOSE,
 )
-_AUTHORIZATION = re.compile(
+_AUTHORIZATION = lazy_compile(
     r"(?P<head>\b(?:proxy-)?authorization\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?)(?P<value>[^\s\"',;]+)",
     re.IGNORECASE,
 )
-_BEARER = re.compile(r"(?P<head>\bbearer\s+)(?P<value>[A-Za-z0-9._~+/=-]{16,})", re.IGNORECASE)
-_ASSIGNMENT = re.compile(
+_BEARER = lazy_compile(r"(?P<head>\bbearer\s+)(?P<value>[A-Za-z0-9._~+/=-]{16,})", re.IGNORECASE)
+_ASSIGNMENT = lazy_compile(
     r"""
     (?P<head>
         (?<![A-Za-z0-9])
@@ -72,14 +74,14 @@ _ASSIGNMENT = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_FLAG = re.compile(
+_FLAG = lazy_compile(
     r"(?P<head>(?<![\w-])--[a-z-]*(?:password|passwd|token|secret|api-key)[ =][\"']?)(?P<value>[^\s\"']+)",
     re.IGNORECASE,
 )
-_URL_PASSWORD = re.compile(
+_URL_PASSWORD = lazy_compile(
     r"(?P<head>\b[a-z][a-z0-9+.-]*://[^/\s:@]+:)(?P<value>[^/\s@]+)(?=@)", re.IGNORECASE
 )
-_KEPT = re.compile(
+_KEPT = lazy_compile(
     r"^(?:%[A-Za-z_][A-Za-z0-9_]*%|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\[REDACTED\]|\*+|\d{1,7}"
     r"|none|null|nil|true|false|undefined)$",
     re.IGNORECASE,

@@ -20,21 +20,24 @@ from typing import overload
 
 from pydantic import JsonValue
 
+from .lazy_re import lazy_compile
 from .masking import LONG_RUN, Hide, Masker
 from .redact import REDACTED, hidden_parts, redact
 
-SECRET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+SECRET_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """What a secret's name may be, as written between the ``%``."""
 MIN_MASKED_LENGTH = 4
 """Values shorter than this are never masked: ``%A%`` for every ``a`` would garble all output."""
 
-_REFERENCE = re.compile(r"%([A-Za-z_][A-Za-z0-9_]*)%")
+_REFERENCE = lazy_compile(r"%([A-Za-z_][A-Za-z0-9_]*)%")
 _SECRET_PARTS = frozenset(
     {"TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS"}
     | {"APIKEY"}
 )
 _SECRET_ENDINGS = ("PASSWORD", "PASSWD", "_TOKEN", "_SECRET", "_KEY", "APIKEY", "_PAT")
-_PLAIN = re.compile(r"(?:\d{1,7}|none|null|nil|true|false|yes|no|on|off|[/~.].*)", re.IGNORECASE | re.DOTALL)
+_PLAIN = lazy_compile(
+    r"(?:\d{1,7}|none|null|nil|true|false|yes|no|on|off|[/~.].*)", re.IGNORECASE | re.DOTALL
+)
 """Values of a secret-looking variable that are not a key: small numbers, switches, paths."""
 
 
@@ -115,7 +118,7 @@ class Secrets:
 
 def _collect(value: JsonValue, found: set[str]) -> None:
     if isinstance(value, str):
-        found.update(_REFERENCE.findall(value))
+        found.update(m.group(1) for m in _REFERENCE.finditer(value))
     elif isinstance(value, list):
         for item in value:
             _collect(item, found)
@@ -152,7 +155,7 @@ def own_keys(*sources: Mapping[str, str], keys: Iterable[str | None] = ()) -> tu
     return tuple(dict.fromkeys(key for key in found if len(key) >= MIN_MASKED_LENGTH))
 
 
-_DOTENV_LINE = re.compile(r"\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*=\s*(.*)")
+_DOTENV_LINE = lazy_compile(r"\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*=\s*(.*)")
 MIN_FILE_VALUE_LENGTH = 8
 """A credential file's values shorter than this are not hidden (``DEBUG=1``, ``PORT=8080``)."""
 

@@ -26,16 +26,17 @@ from collections.abc import Mapping
 
 from circle.domain.endpoint_hints import OUTPUT_PARAMETERS, allowed_output, rejected_parameter
 from circle.domain.errors import ContextOverflowError, ModelError, ModelHTTPError, RateLimitedError
+from circle.domain.lazy_re import lazy_compile
 
 from ._error_hints import one_line, retry_hints
 
-_CONTEXT_OVERFLOW = re.compile(
+_CONTEXT_OVERFLOW = lazy_compile(
     r"prompt is too long|context.(length|window|size|limit)|maximum context|exceed(s|ed)? (the )?context"
     r"|too many tokens|reduce the length",
     re.IGNORECASE,
 )
-_QUOTED_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)')
-_NAME_PREFIX = re.compile(r"^\s*([A-Za-z_][\w.\[\]]*)\s*:")
+_QUOTED_MESSAGE = lazy_compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)')
+_NAME_PREFIX = lazy_compile(r"^\s*([A-Za-z_][\w.\[\]]*)\s*:")
 
 
 def status_error(status: int, body: object, headers: Mapping[str, str]) -> ModelError:

@@ -1,50 +1,87 @@
-"""The built-in tools, by name."""
+"""The built-in tools, by name, each loaded on first use.
+
+A tool's module (its argument model, its checks: the command classifier for ``execute``) is
+imported when the tool is first invoked or its spec is first made, not when Circle starts: a start
+takes the specs from the spec cache (:mod:`circle.application.tool_specs`), and a first turn that
+calls no tool never loads them.
+"""
 
 from __future__ import annotations
 
-from .base import Tool
-from .compaction import COMPACT
-from .files import DELETE, EDIT_FILE, LS, READ_FILE, WRITE_FILE
-from .jobs import LIST_JOBS, STOP_JOB, WAIT_JOBS
-from .lsp import LSP_TOOL
-from .patch import APPLY_PATCH
-from .plan import PLAN_ENTER_TOOL, PLAN_EXIT_TOOL
-from .questions import QUESTION_TOOL
-from .search import GLOB, GREP
-from .shell import EXECUTE
-from .skills import SKILL_TOOL
-from .task import TASK_TOOL
-from .todos import WRITE_TODOS_TOOL
-from .web import WEB_FETCH, WEB_SEARCH
+import functools
+from dataclasses import dataclass, field, replace
+from importlib import import_module
+from typing import cast
 
-BUILTIN_TOOLS: tuple[Tool, ...] = (
-    LS,
-    READ_FILE,
-    GLOB,
-    GREP,
-    LSP_TOOL,
-    WRITE_FILE,
-    EDIT_FILE,
-    DELETE,
-    APPLY_PATCH,
-    EXECUTE,
-    LIST_JOBS,
-    STOP_JOB,
-    WAIT_JOBS,
-    WEB_FETCH,
-    WEB_SEARCH,
-    WRITE_TODOS_TOOL,
-    QUESTION_TOOL,
-    PLAN_ENTER_TOOL,
-    PLAN_EXIT_TOOL,
-    SKILL_TOOL,
-    TASK_TOOL,
-    COMPACT,
+from pydantic import JsonValue
+
+from circle.domain.model import ToolSpec
+
+from .base import Tool, ToolContext, ToolOutput
+
+_TABLE: tuple[tuple[str, str], ...] = (
+    ("ls", "files:LS"),
+    ("read_file", "files:READ_FILE"),
+    ("glob", "search:GLOB"),
+    ("grep", "search:GREP"),
+    ("lsp", "lsp:LSP_TOOL"),
+    ("write_file", "files:WRITE_FILE"),
+    ("edit_file", "files:EDIT_FILE"),
+    ("delete", "files:DELETE"),
+    ("apply_patch", "patch:APPLY_PATCH"),
+    ("execute", "shell:EXECUTE"),
+    ("list_jobs", "jobs:LIST_JOBS"),
+    ("stop_job", "jobs:STOP_JOB"),
+    ("wait_jobs", "jobs:WAIT_JOBS"),
+    ("webfetch", "web:WEB_FETCH"),
+    ("websearch", "web:WEB_SEARCH"),
+    ("write_todos", "todos:WRITE_TODOS_TOOL"),
+    ("question", "questions:QUESTION_TOOL"),
+    ("plan_enter", "plan:PLAN_ENTER_TOOL"),
+    ("plan_exit", "plan:PLAN_EXIT_TOOL"),
+    ("skill", "skills:SKILL_TOOL"),
+    ("task", "task:TASK_TOOL"),
+    ("compact_conversation", "compaction:COMPACT"),
 )
+"""Each built-in tool's name and where it is: ``module:NAME`` in this package."""
+
+
+@functools.cache
+def load_tool(where: str) -> Tool:
+    """The built-in tool at ``where`` (``module:NAME``), its module imported on the first call."""
+    module, _, name = where.partition(":")
+    return cast(Tool, getattr(import_module(f"{__name__}.{module}"), name))
+
+
+@dataclass(frozen=True)
+class LazyTool:
+    """A built-in tool whose module loads when it is first invoked or its spec first made."""
+
+    name: str
+    where: str
+    known: ToolSpec | None = field(default=None, compare=False)
+    """The spec kept from an earlier run (see :meth:`with_spec`)."""
+
+    def load(self) -> Tool:
+        """The tool itself."""
+        return load_tool(self.where)
+
+    def with_spec(self, spec: ToolSpec) -> LazyTool:
+        """This tool with ``spec`` given by :meth:`spec` without loading it."""
+        return replace(self, known=spec)
+
+    def spec(self) -> ToolSpec:
+        return self.known if self.known is not None else self.load().spec()
+
+    async def invoke(self, arguments: dict[str, JsonValue], ctx: ToolContext) -> ToolOutput:
+        return await self.load().invoke(arguments, ctx)
+
+
+BUILTIN_TOOLS: tuple[LazyTool, ...] = tuple(LazyTool(name, where) for name, where in _TABLE)
 
 
 def builtin_tools() -> dict[str, Tool]:
     return {tool.name: tool for tool in BUILTIN_TOOLS}
 
 
-__all__ = ["BUILTIN_TOOLS", "builtin_tools"]
+__all__ = ["BUILTIN_TOOLS", "LazyTool", "builtin_tools", "load_tool"]

@@ -23,7 +23,6 @@ import posixpath
 from dataclasses import dataclass, field
 
 from circle.application.ports.file_system import FileInfo, FileSystem
-from circle.domain.git_config import config_program_keys
 
 MAX_FILES = 400
 MAX_FILE_BYTES = 1_000_000
@@ -181,6 +180,8 @@ def _in_new_repository(path: str, before: PlacesSnapshot) -> bool:
 def _same(a: _Kept, b: _Kept, *, config: bool = False) -> bool:
     if a.data is not None and b.data is not None:
         if config:
+            from circle.domain.git_config import config_program_keys  # with the first config change
+
             return config_program_keys(_text(a.data)) == config_program_keys(_text(b.data))
         return a.data == b.data
     return a.version == b.version
