@@ -13,9 +13,9 @@ from textual.widgets import Static
 
 from circle.domain.messages import Message
 
-TAIL = 120
-"""Messages a resumed session draws at once: several screens of the last turns."""
-BATCH = 200
+TAIL = 60
+"""Messages a resumed session draws at once: two or three screens of the last turns."""
+BATCH = 100
 """Messages drawn above each time the view reaches the top."""
 PIN_S = 5.0
 """Seconds at most the row read is held in place while the rows drawn above it take their heights
