@@ -44,3 +44,25 @@ async def test_the_first_message_stores_the_session_the_picker_lists(
         await until(pilot, lambda: not app.is_running)
     assert [(s.title, s.name, s.message_count) for s in listed] == [("hello there", "greeting", 2)]
     assert len(backend.store.sessions) == 1
+
+
+async def test_session_commands_before_the_first_message_say_so_plainly(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from .conftest import texts
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        for command in ("/undo", "/redo", "/export out.md", "/fork", "/tree", "/rewind"):
+            await send(pilot, screen, command)
+            await pilot.pause(0.2)
+            if app.screen is not screen:
+                await pilot.press("escape")
+                await until(pilot, lambda: app.screen is screen)
+        shown = texts(screen)
+        assert "no session" not in shown.lower() and "Traceback" not in shown
+        assert "nothing to export yet" in shown
+        assert app.is_running
+    assert backend.store.sessions == {}

@@ -58,7 +58,7 @@ class Undo:
         """Take back the person's last message and what followed; None when there is none."""
         conversation = session.conversation
         store, session_id = conversation.store, conversation.session_id
-        history = await store.history(session_id, branch=conversation.branch)
+        history = await conversation.history()  # none before the first message
         start = _last_user(history)
         if start is None:
             return None

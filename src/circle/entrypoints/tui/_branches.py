@@ -14,7 +14,9 @@ from circle.entrypoints.tui._tree import TreeRow, tree_rows
 
 
 async def rows(host: Host) -> list[TreeRow]:
-    """The session's tree, the conversation's last message marked."""
+    """The session's tree, the conversation's last message marked (none before its first)."""
+    if not host.session.conversation.stored:
+        return []
     store, session_id = host.runtime.ports.store, host.session.session_id
     history = await store.history(session_id, branch=host.session.conversation.branch)
     return tree_rows(
