@@ -65,7 +65,9 @@ class Agent:
             (``CIRCLE_HOME``).
         approver: who answers a call that asks: an :class:`circle.Approver` (an object with
             ``async decide(request)``) or an async function of a :class:`circle.ApprovalRequest`;
-            either returns a :class:`circle.ApprovalDecision`. None: such calls are refused.
+            either returns a :class:`circle.ApprovalDecision`. None: such calls are refused. A
+            decision that allows with changed ``arguments`` runs the changed call, checked against
+            the tool's schema and judged again by the hooks and the rules.
         hooks: Python hooks (:class:`circle.Hooks`), run beside hooks.json's with their semantics.
         approval_mode: ``"default"``, ``"accept-edits"``, ``"read-only"`` or ``"auto"`` (else
             ``approval_mode`` in settings.json, else ``"default"``).
