@@ -24,7 +24,7 @@ OTHERS: dict[str, tuple[list[str], list[str]]] = {
     "bench_store.py": (["--runs", "5"], ["--runs", "3", "--appends", "100", "--size", "2000"]),
     "bench_snapshot.py": (["--runs", "9"], ["--files", "2000", "--runs", "3"]),
     "bench_command_checks.py": (["--runs", "200"], ["--runs", "30"]),
-    "bench_tui.py": (["--runs", "5"], ["--runs", "2"]),
+    "bench_tui.py": (["--runs", "5"], ["--runs", "2", "--stream-s", "6", "--messages", "2000"]),
     "bench_library.py": (["--runs", "15"], ["--runs", "5"]),
 }
 
