@@ -112,3 +112,40 @@ async def test_after_esc_cut_thinking_is_no_longer_thinking(
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         title = str(screen.conversation.query_one(Thinking).title)
         assert title.startswith("Thought (3 words)"), title
+
+
+async def test_a_resumed_sessions_write_file_row_shows_the_diff_it_showed_when_it_ran(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.mode = "auto"
+    backend.files.put("/work/old.txt", "old line\nkept\n")
+    write = {"file_path": "old.txt", "content": "new line\nkept\n"}
+    backend.model.add(answer("", Call("write_file", write)), answer("ok"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _turn(app, pilot, "change")
+        assert app.host is not None
+        first = app.host.session.session_id
+        screen = main_screen(app)
+        await send(pilot, screen, "/new")
+        await until(pilot, lambda: app.host is not None and app.host.session.session_id != first)
+        await send(pilot, screen, f"/resume {first}")
+        await until(pilot, lambda: bool(screen.conversation.query(ToolRow)))
+        written = str(screen.conversation.query_one(ToolRow).body.content)
+        assert "-old line\n+new line\n kept" in written, written
+        assert "@@ -0,0" not in written
+
+
+async def test_the_plan_exit_row_is_titled_by_the_plans_first_line_not_the_plan(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    plan = "# Rename x to y\n\n1. Read app.py\n2. Change x\n"
+    backend.model.add(answer("", Call("plan_exit", {"plan": plan})), answer("ok"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "plan it")
+        await until(pilot, lambda: bool(screen.conversation.query(ToolRow)))
+        title = str(screen.conversation.query_one(ToolRow).header.content)
+        assert title[2:] == "plan_exit  Rename x to y  (+3 more lines)", title

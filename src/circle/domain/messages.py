@@ -115,6 +115,9 @@ class ToolResultPart(_Frozen):
     tool_name: str
     content: tuple[ResultContent, ...] = ()
     is_error: bool = False
+    diff: str | None = None
+    """The unified diff a file tool's change made, for display only (never sent to the model): a
+    redrawn conversation shows it, since the file as it was is gone by then."""
 
     @property
     def text(self) -> str:
@@ -176,6 +179,8 @@ class Message(_Frozen):
     """An opaque fingerprint of the endpoint, key and model that wrote this answer (for signed thinking)."""
     shown: Shown | None = None
     """How a user message is shown when that is not its text as it is (see :class:`Shown`)."""
+    response_id: str | None = None
+    """The id the provider gave the response that wrote this answer, when its wire names one."""
 
     @classmethod
     def user(

@@ -58,6 +58,9 @@ class ToolOutput:
     attachments: tuple[ImagePart | DocumentPart, ...] = ()
     usage: Usage | None = None
     """Tokens spent producing this output (a subagent's answers); None: none."""
+    diff: str | None = None
+    """The unified diff a file change made, kept with the result for display (see
+    :attr:`circle.domain.messages.ToolResultPart.diff`)."""
 
 
 PathUse = Literal["read", "write"]

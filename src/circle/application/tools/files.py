@@ -21,6 +21,7 @@ from circle.application.attachments import check_media_size, media_part
 from circle.application.ports.file_system import FileInfo, PathChangedError
 from circle.domain import media
 from circle.domain.errors import AttachmentError, ToolError
+from circle.domain.file_diff import DIFF_LIMIT, change_diff
 
 from .base import CREDENTIAL_REFUSAL, BuiltinTool, PathUse, ToolArgs, ToolContext, ToolOutput
 
@@ -153,12 +154,14 @@ async def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolError(f"{args.file_path} {CREDENTIAL_REFUSAL}")
     await ctx.approve_write("write_file", resolved, f"write {ctx.where(resolved)}")
     before = await _before(ctx, resolved, info)
-    await _write(ctx, resolved, args.content.encode("utf-8"))
+    after = args.content.encode("utf-8")
+    await _write(ctx, resolved, after)
     if ctx.journal is not None:
-        await ctx.journal.record(resolved, before, args.content.encode("utf-8"))
+        await ctx.journal.record(resolved, before, after)
     lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
     verb = "Overwrote" if info is not None else "Created"
-    return ToolOutput(f"{verb} {ctx.show(resolved)} ({lines} lines)")
+    diff = change_diff(before, after, path=args.file_path) if before is not None or info is None else None
+    return ToolOutput(f"{verb} {ctx.show(resolved)} ({lines} lines)", diff=diff)
 
 
 class EditFileArgs(ToolArgs):
@@ -191,17 +194,21 @@ async def _edit_file(args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
         )
     await ctx.approve_write("edit_file", resolved, f"edit {ctx.where(resolved)}")
     updated = text.replace(args.old_string, args.new_string)
-    await _write(ctx, resolved, updated.encode("utf-8"))
+    after = updated.encode("utf-8")
+    await _write(ctx, resolved, after)
     if ctx.journal is not None:
-        await ctx.journal.record(resolved, data, updated.encode("utf-8"))
+        await ctx.journal.record(resolved, data, after)
     where = text[: text.index(args.old_string)].count("\n") + 1
     times = f"{count} places" if count > 1 else f"line {where}"
-    return ToolOutput(f"Edited {ctx.show(resolved)} ({times})")
+    return ToolOutput(
+        f"Edited {ctx.show(resolved)} ({times})", diff=change_diff(data, after, path=args.file_path)
+    )
 
 
 async def _before(ctx: ToolContext, resolved: str, info: FileInfo | None) -> bytes | None:
-    """The file's bytes before a change, for the turn journal (None when absent or not journaled)."""
-    if ctx.journal is None or info is None:
+    """The file's bytes before a change, for the turn journal and the change's diff (None when
+    absent, or when too large for a diff and not journaled)."""
+    if info is None or (ctx.journal is None and info.size > DIFF_LIMIT):
         return None
     return await _read(ctx, resolved, info)
 
@@ -220,7 +227,8 @@ async def _delete(args: DeleteArgs, ctx: ToolContext) -> ToolOutput:
         await ctx.files.delete(resolved, follow_symlinks=False)
     if ctx.journal is not None:
         await ctx.journal.record(resolved, before, None)
-    return ToolOutput(f"Deleted {ctx.show(resolved)}")
+    diff = change_diff(before, None, path=args.file_path) if before is not None else None
+    return ToolOutput(f"Deleted {ctx.show(resolved)}", diff=diff)
 
 
 LS = BuiltinTool("ls", LsArgs, _ls)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 
 from pydantic import JsonValue
 
 from circle.domain import display
 from circle.domain.errors import CircleError
+from circle.domain.file_diff import unified_diff
 from circle.domain.messages import Usage
 from circle.domain.patch import AddFile, DeleteFile, parse_patch
 from circle.domain.pricing import format_usd
@@ -134,6 +134,8 @@ def tool_title(name: str, args: dict[str, JsonValue]) -> str:
         return f"{name}  {one_line(str(first or ''))}{more}"
     if name == "apply_patch" and isinstance(patch := args.get("patch") or args.get("input"), str):
         return f"{name}  {one_line(_patch_summary(patch))}"
+    if name == "plan_exit" and isinstance(plan := args.get("plan"), str) and plan.strip():
+        return f"{name}  {_plan_summary(plan)}"
     key = _KEY_ARG.get(name)
     value = args.get(key) if key else None
     if isinstance(value, str) and value:
@@ -150,6 +152,13 @@ def tool_title(name: str, args: dict[str, JsonValue]) -> str:
 
 _IN_WORKSPACE = frozenset({"ls"})
 """Tools whose key argument, left out, means the workspace."""
+
+
+def _plan_summary(plan: str) -> str:
+    """``Rename x to y  (+3 more lines)``: the plan's first line, its heading marks left out."""
+    first = next(line for line in display.split_lines(plan) if line.strip())
+    more = display.more_lines(plan.strip("\n"))
+    return one_line(first.strip().lstrip("#").strip()) + (f"  {more}" if more else "")
 
 
 def _patch_summary(patch: str) -> str:
@@ -170,17 +179,6 @@ def _patch_summary(patch: str) -> str:
         else:
             said.append(f"M {operation.path}")
     return ", ".join(said) or "empty"
-
-
-def unified_diff(before: str, after: str, path: str) -> str:
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
-        n=3,
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines).rstrip("\n")
 
 
 def edit_preview(name: str, args: dict[str, JsonValue], current: str | None) -> str | None:
