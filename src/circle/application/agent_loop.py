@@ -365,6 +365,7 @@ class AgentLoop:
             tool_name=call.name,
             content=(TextPart(text=output.text), *output.attachments),
             is_error=output.is_error,
+            diff=None if output.diff is None else self.context.secrets.mask(output.diff),
         )
         return Message(role="tool", parts=(part,))
 
