@@ -48,7 +48,7 @@ HOTKEYS: tuple[tuple[str, str], ...] = (
     ("pgup / pgdn", "scroll the conversation (the cursor stays in the input box; the wheel too)"),
     ("ctrl+home / ctrl+end", "the start / the end of the conversation (End, when scrolled up)"),
     ("ctrl+o", "the whole transcript, every tool output in full (esc or ctrl+o closes it)"),
-    ("click a tool row", "unfold its whole output in place, or fold it again (enter on it too)"),
+    ("click a tool row", "unfold its whole output in place, or fold it again (or tab to it, enter)"),
     ("ctrl+b", "move the command being waited on to the background"),
     ("shift+tab", "cycle the mode: default, accept edits, plan mode"),
     ("↓ on an empty input", "select the strip of subagents and jobs; enter opens the record"),
