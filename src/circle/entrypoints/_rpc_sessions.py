@@ -46,7 +46,7 @@ async def _person_messages(server: RpcServer) -> list[Checkpoint]:
     (found on the branch as it was before it, compaction after compaction)."""
     runtime, session = server.runtime, server.session
     store, compactions = runtime.ports.store, runtime.ports.compactions
-    path = await store.history(session.session_id, branch=session.conversation.branch)
+    path = await session.conversation.history()  # none before the first prompt
     records = {}
     if compactions is not None:
         records = {r.summary_checkpoint_id: r for r in await compactions.compactions(session.session_id)}
