@@ -112,3 +112,27 @@ async def test_an_approver_that_keeps_changing_the_call_is_refused_in_the_end(tm
         await agent.run("make it")
     assert list((tmp_path / ".circle").iterdir()) == []
     assert "the approver changed its arguments more than 3 times" in _told(model)
+
+
+async def test_allow_for_the_session_with_changed_arguments_does_not_allow_the_call_as_asked(
+    tmp_path: Path,
+) -> None:
+    seen: list[str] = []
+
+    async def approve(request: circle.ApprovalRequest) -> circle.ApprovalDecision:
+        seen.append(str(request.arguments["command"]))
+        if request.arguments["command"] == "touch asked":
+            return circle.ApprovalDecision(allowed=True, remember=True, arguments={"command": "touch changed"})
+        return circle.ApprovalDecision(allowed=False, reason="no")
+
+    model = ScriptedModel(
+        [
+            answer("", Call("execute", {"command": "touch asked"})),
+            answer("", Call("execute", {"command": "touch asked"})),
+            answer("ok"),
+        ]
+    )
+    async with circle.Agent(tmp_path, model_client=model, trust=True, approver=approve) as agent:
+        await agent.run("make it twice")
+    assert seen == ["touch asked", "touch asked"], "the second call was asked about again"
+    assert not (tmp_path / "asked").exists()

@@ -177,6 +177,8 @@ class ApprovalPolicy:
             )
             return ApprovalDecision(allowed=False, reason=f"{why}: {how}")
         decision = await self.person.decide(request)
+        if decision.arguments is not None and dict(decision.arguments) != dict(request.arguments):
+            return decision  # allowed as changed: the call as asked is not what the session allows
         if decision.allowed and decision.remember and fetch:
             self.layers["session"].append(site_rule(request.subject))  # the site, not every URL
         elif decision.allowed and decision.remember:
