@@ -122,7 +122,9 @@ async def test_allow_for_the_session_with_changed_arguments_does_not_allow_the_c
     async def approve(request: circle.ApprovalRequest) -> circle.ApprovalDecision:
         seen.append(str(request.arguments["command"]))
         if request.arguments["command"] == "touch asked":
-            return circle.ApprovalDecision(allowed=True, remember=True, arguments={"command": "touch changed"})
+            return circle.ApprovalDecision(
+                allowed=True, remember=True, arguments={"command": "touch changed"}
+            )
         return circle.ApprovalDecision(allowed=False, reason="no")
 
     model = ScriptedModel(
