@@ -120,3 +120,17 @@ def test_tmux_is_trusted_with_synchronized_output_from_3_6() -> None:
     assert known_sync({"TERM_PROGRAM": "tmux", "TERM_PROGRAM_VERSION": "3.10"})
     assert not known_sync({"TERM_PROGRAM": "Apple_Terminal", "TERM_PROGRAM_VERSION": "455"})
     assert not known_sync({})
+
+
+def test_a_span_with_a_link_or_wide_characters_is_written_whole() -> None:
+    link = "\x1b]8;id=1;https://example.com\x1b\\"
+    before = f"\x1b[1;1H\x1b[1m{link}see{link}\x1b[0m abc\x1b[1;1H"
+    after = f"\x1b[1;1H\x1b[1m{link}see{link}\x1b[0m abd\x1b[1;1H"
+    wide = "\x1b[2;1H\x1b[1m日本 x\x1b[0m\x1b[1;1H"
+    wider = "\x1b[2;1H\x1b[1m日本 y\x1b[0m\x1b[1;1H"
+    diff = ScreenDiff(COLUMNS)
+    for first, second in ((before, after), (wide, wider)):
+        diff.write(first)
+        out = diff.write(second)
+        assert out.startswith(second[: second.index("H") + 1])
+        assert second[second.index("H") + 1 : second.rindex("\x1b[1;1H")] in out

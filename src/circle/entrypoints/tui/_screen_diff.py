@@ -151,11 +151,11 @@ def _cells(text: str) -> list[tuple[str, str]] | None:
     for part in _SGR_SPLIT.split(text):
         if not part:
             continue
-        if part.startswith("\x1b"):
+        if _SGR_SPLIT.fullmatch(part):
             style = "" if part in ("\x1b[0m", "\x1b[m") else style + part
             continue
-        if not part.isascii() and cell_len(part) != len(part):
-            return None
+        if "\x1b" in part or (not part.isascii() and cell_len(part) != len(part)):
+            return None  # a link's escape, or characters wider or narrower than one cell
         cells.extend((style, char) for char in part)
     return cells
 
