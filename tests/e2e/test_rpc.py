@@ -247,6 +247,10 @@ def test_state_messages_and_stats_describe_the_conversation(cli: Circle, rpc: Rp
     assert (stats["toolCalls"], stats["toolResults"], stats["totalMessages"]) == (1, 1, 4)
     assert stats["tokens"]["input"] == 250 and stats["tokens"]["output"] == 30
     assert stats["tokens"]["total"] == 280
+    usage = stats["contextUsage"]  # the last answer's 160 tokens, as the endpoint counted them
+    assert usage["tokens"] == 160 and usage["contextWindow"] > 0
+    assert usage["percent"] == round(100 * 160 / usage["contextWindow"], 2)
+    assert stats["cost"] == 0.0  # test-model has no price
     rpc.close()
 
 

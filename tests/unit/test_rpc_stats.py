@@ -30,3 +30,22 @@ async def test_stats_keep_the_messages_a_compaction_summarized_and_count_the_sum
     tokens_before, tokens_after = before["tokens"], after["tokens"]
     assert isinstance(tokens_before, dict) and isinstance(tokens_after, dict)
     assert tokens_after["total"] == tokens_before["total"] + 15  # the summary request's own tokens
+
+
+async def test_context_usage_is_what_the_endpoint_counted_and_unknown_after_a_compaction() -> None:
+    setup = Setup()
+    setup.model.add(answer("", Call("ls", {})), answer("first done"))
+    runtime = setup.runtime()
+    session = await runtime.new_session()
+    server = RpcServer(runtime, session, Output(io.StringIO()), job_wait_s=0)
+    await session.prompt("look around")
+    last = session.conversation.messages[-1].usage
+    assert last is not None and last.total > 0
+    stats = await server.commands["get_session_stats"](server, {})
+    assert isinstance(stats, dict) and isinstance(usage := stats["contextUsage"], dict)
+    assert usage["tokens"] == last.total and isinstance(window := usage["contextWindow"], int)
+    assert usage["percent"] == round(100 * last.total / window, 2)
+    assert await session.loop.compact(session.conversation) is not None
+    after = await server.commands["get_session_stats"](server, {})
+    assert isinstance(after, dict) and isinstance(usage := after["contextUsage"], dict)
+    assert (usage["tokens"], usage["percent"]) == (None, None)

@@ -247,13 +247,9 @@ class AgentLoop:
                     await self.compact(conversation, instructions=instructions)
                 rounds += 1
                 if self.settings.max_rounds is not None and rounds >= self.settings.max_rounds:
-                    return self._end(
-                        conversation,
-                        answer.text,
-                        usage,
-                        incomplete=True,
-                        error=TurnLimitError(f"stopped after {rounds} tool rounds (--max-turns)"),
-                    )
+                    limit = TurnLimitError(f"stopped after {rounds} tool rounds (--max-turns)")
+                    self.events.emit(ErrorReported(code=limit.code, message=limit.message))
+                    return self._end(conversation, answer.text, usage, incomplete=True, error=limit)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None:

@@ -84,6 +84,8 @@ class Finished:
     stop_reason: StopReason
     model: str | None = None
     scope: str | None = None
+    response_id: str | None = None
+    """The provider's id of the response (a chunk's ``id``, a Responses or Messages id)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +151,7 @@ class AnswerAssembler:
         self._stop: StopReason | None = None
         self._model: str | None = None
         self._scope: str | None = None
+        self._response_id: str | None = None
 
     def add(self, event: ModelEvent) -> None:
         match event:
@@ -173,10 +176,11 @@ class AnswerAssembler:
                 pass
             case UsageReported(usage=usage):
                 self._usage = usage
-            case Finished(stop_reason=stop, model=model, scope=scope):
+            case Finished(stop_reason=stop, model=model, scope=scope, response_id=response_id):
                 self._stop = stop
                 self._model = model or self._model
                 self._scope = scope or self._scope
+                self._response_id = response_id or self._response_id
 
     def _add_thinking(self, event: ThinkingDelta) -> None:
         last = self._parts[-1] if self._parts else None
@@ -240,6 +244,7 @@ class AnswerAssembler:
             model=self._model or model,
             error=error,
             scope=self._scope,
+            response_id=self._response_id,
         )
 
 

@@ -129,6 +129,8 @@ def _message_body(message: Message, origin: Origin) -> dict[str, JsonValue]:
         "model": message.model,
         "usage": usage_json(message.usage or Usage(), origin.prices(message.model)),
     }
+    if message.response_id is not None:
+        data["responseId"] = message.response_id
     if message.stop_reason is not None:
         data["stopReason"] = STOP_NAMES[message.stop_reason]
     if message.error is not None:

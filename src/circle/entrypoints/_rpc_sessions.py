@@ -150,8 +150,20 @@ async def get_session_stats(server: RpcServer, command: Command) -> JsonValue:
         "totalMessages": len(written),
         "compactions": compactions,
         "tokens": {**usage_json(usage), "total": usage.total},
+        "cost": spent or 0.0,
         "costs": {"total": spent, "subagents": loop.costs.usage_cost(loop.costs.unstored)},
+        "contextUsage": _context_usage(server),
     }
+
+
+def _context_usage(server: RpcServer) -> JsonValue:
+    """pi's ContextUsage: the context's tokens as the endpoint last counted them (null when it has
+    not since the last compaction, or never), the model's window, and the share of it used."""
+    session = server.session
+    window = server.runtime.ports.catalog.lookup(session.loop.settings.model).context_window
+    tokens = session.loop.window.reported(session.conversation)
+    percent = None if tokens is None else round(100 * tokens / max(1, window), 2)
+    return {"tokens": tokens, "contextWindow": window, "percent": percent}
 
 
 async def set_session_name(server: RpcServer, command: Command) -> JsonValue:

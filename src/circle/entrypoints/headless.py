@@ -355,9 +355,8 @@ async def run_headless(
     if result.aborted:
         err.write("circle: interrupted\n")
         return EXIT_INTERRUPTED
-    if result.error is not None:
-        if not json_mode:
-            err.write(f"circle: {result.error.message}\n")
+    if result.error is not None:  # the JSON stream has its ``error`` event besides
+        err.write(f"circle: {result.error.message}\n")
         return EXIT_FAILED
     if result.incomplete:
         err.write("circle: the answer is incomplete (it stopped before a proper finish)\n")

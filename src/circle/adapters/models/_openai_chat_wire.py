@@ -181,6 +181,7 @@ class ChunkTranslator:
         self._started = 0
         self._stop: StopReason | None = None
         self._model: str | None = None
+        self._response_id: str | None = None
 
     def feed(self, chunk: object, *, event: str | None = None) -> list[ModelEvent]:
         """The events of one chunk; an error chunk before the finish raises ``ModelError``."""
@@ -195,6 +196,8 @@ class ChunkTranslator:
         events: list[ModelEvent] = []
         if isinstance(model := chunk.get("model"), str) and model:
             self._model = model
+        if isinstance(response_id := chunk.get("id"), str) and response_id:
+            self._response_id = response_id
         for choice in chunk.get("choices") or ():
             if isinstance(choice, dict) and choice.get("index") in (0, None):
                 self._choice(choice, events)
@@ -208,7 +211,9 @@ class ChunkTranslator:
 
     def finish(self) -> list[ModelEvent]:
         """``Finished`` when the stream said why it stopped; nothing for a cut stream."""
-        return [] if self._stop is None else [Finished(stop_reason=self._stop, model=self._model)]
+        if self._stop is None:
+            return []
+        return [Finished(stop_reason=self._stop, model=self._model, response_id=self._response_id)]
 
     def _choice(self, choice: Wire, events: list[ModelEvent]) -> None:
         delta = choice.get("delta") or choice.get("message") or {}

@@ -254,6 +254,7 @@ class EventTranslator:
         self._streamed: set[int] = set()  # items whose text came as deltas
         self._summary: dict[int, int] = {}  # reasoning item -> summary part of its last delta
         self._model: str | None = None
+        self._response_id: str | None = None
         self._done = False
 
     @property
@@ -379,6 +380,8 @@ class EventTranslator:
         response = response if isinstance(response, dict) else {}
         if isinstance(model := response.get("model"), str) and model:
             self._model = model
+        if isinstance(response_id := response.get("id"), str) and response_id:
+            self._response_id = response_id
         return response
 
     def _terminal(self, kind: str, event: Wire) -> list[ModelEvent]:
@@ -405,7 +408,7 @@ class EventTranslator:
         else:
             stop = StopReason.TOOL_USE if self._calls else StopReason.END
         self._done = True
-        return [*events, Finished(stop_reason=stop, model=self._model)]
+        return [*events, Finished(stop_reason=stop, model=self._model, response_id=self._response_id)]
 
 
 __all__ = ["EventTranslator", "RequestEncoder", "message_to_items", "tools_to_wire"]
