@@ -30,10 +30,10 @@ def test_slash_parsing_and_close_matches() -> None:
     assert _slash.parse("plain") is None
     assert _slash.close_matches("reusme") == ["resume"]
     assert _slash.unknown_message("zzz") == "Unknown command /zzz. /help lists the commands."
-    assert [c.name for c in _slash.completions("/re")] == ["resume", "rewind", "reload"]
-    for name in ("help", "hotkeys", "models", "new", "resume", "tree", "fork", "rewind", "undo", "compact"):
+    assert [c.name for c in _slash.completions("/re")] == ["resume", "rewind", "redo", "reload"]
+    for name in ("help", "hotkeys", "models", "new", "resume", "tree", "fork", "rewind", "undo", "redo"):
         assert f"/{name}" in _slash.help_text()
-    for name in ("export", "name", "jobs", "agents", "skills", "reload", "quit"):
+    for name in ("compact", "export", "name", "jobs", "agents", "skills", "reload", "quit"):
         assert f"/{name}" in _slash.help_text()
 
 
