@@ -196,9 +196,9 @@ def ok(stdout: str = "", stderr: str = "") -> HookRun:
         (ok('{"additionalContext": "remember Y"}'), None, "", "remember Y", False),
         (ok('{"continue": false, "stopReason": "halt"}'), "deny", "halt", "", False),
         (
-            ok('{"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": "ls"}}}'),
+            ok('{"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": "ls"}}'),
             "deny",
-            "hook './check.sh' asked to change the call's input, which Circle does not do",
+            "hook './check.sh' gave an updatedInput Circle cannot use: 'ls'",
             "",
             True,
         ),
@@ -362,3 +362,12 @@ def test_every_claude_code_name_stands_for_real_tools_and_is_in_the_documented_t
     assert tools >= FILE_TOOLS
     assert CLAUDE_TOOLS["Write"] == ("write_file", "delete")
     assert CLAUDE_TOOLS["Edit"] == CLAUDE_TOOLS["MultiEdit"] == ("edit_file", "apply_patch")
+
+
+def test_two_hooks_that_change_the_input_differently_deny_and_a_deny_drops_a_change() -> None:
+    a = HookVerdict(updated_input={"command": "ls"}, hook="'a'")
+    b = HookVerdict("allow", updated_input={"command": "pwd"}, hook="'b'")
+    assert combine([a, b]).decision == "deny"
+    assert combine([a, b]).reason == "hooks 'a', 'b' changed the call's input differently"
+    assert combine([a, HookVerdict("allow", hook="'c'")]).updated_input == {"command": "ls"}
+    assert combine([a, HookVerdict("deny", "no", hook="'d'")]).updated_input is None

@@ -114,3 +114,48 @@ async def test_a_stop_hook_makes_the_turn_go_on_and_post_and_start_hooks_speak(t
     assert "[Stop hook] run the tests first" in model.requests[2].messages[-1].text
     assert "[PostToolUse hook] seen ls" in model.requests[1].messages[-1].text
     assert "the project uses tabs" in (model.requests[0].system or "")
+
+
+async def test_a_hooks_json_updated_input_runs_the_changed_call_judged_again(tmp_path: Path) -> None:
+    """Claude Code's updatedInput: the call runs as changed, and a deny rule still stops a change."""
+    home = Path(os.environ["CIRCLE_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    answer_json = json.dumps({"hookSpecificOutput": {"updatedInput": {"command": "touch changed"}}})
+    hook = {"type": "command", "command": f"echo '{answer_json}'"}
+    (home / "hooks.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    )
+    model = _touch_model()
+    async with circle.Agent(tmp_path, model_client=model, trust=True, approval_mode="auto") as agent:
+        await agent.run("make it")
+    assert (tmp_path / "changed").exists() and not (tmp_path / "made").exists()
+    assert '(a PreToolUse hook changed the arguments: {"command": "touch changed"})' in _told(model)
+
+    (home / "approvals.json").write_text(
+        json.dumps([{"tool": "execute", "pattern": "touch ch*", "effect": "deny"}])
+    )
+    (tmp_path / "changed").unlink()
+    model = _touch_model()
+    async with circle.Agent(tmp_path, model_client=model, trust=True, approval_mode="auto") as agent:
+        await agent.run("make it")
+    assert not (tmp_path / "changed").exists() and not (tmp_path / "made").exists()
+    assert "approvals.json (execute 'touch ch*')" in _told(model)
+
+
+async def test_a_python_hooks_changed_arguments_are_not_taken_as_approved(tmp_path: Path) -> None:
+    def quieter(event: circle.HookInput) -> circle.HookResult:
+        return circle.HookResult(arguments={"command": "touch quiet"})
+
+    seen: list[object] = []
+
+    async def approve(request: circle.ApprovalRequest) -> circle.ApprovalDecision:
+        seen.append(request.arguments["command"])
+        return circle.ApprovalDecision(allowed=False, reason="not now")
+
+    model = _touch_model()
+    hooks = circle.Hooks(pre_tool_use=quieter)
+    async with circle.Agent(tmp_path, model_client=model, trust=True, approver=approve, hooks=hooks) as agent:
+        await agent.run("make it")
+    assert seen == ["touch quiet"], "the approver is asked about the changed call"
+    assert list(tmp_path.iterdir()) == []
+    assert "not now" in _told(model)

@@ -64,7 +64,7 @@ from .ports.event_sink import EventSink
 from .ports.model_catalog import ModelCatalog
 from .ports.model_client import ModelClient
 from .spending import CostMeter
-from .tools.base import Tool, ToolContext, ToolOutput, raise_if_changed
+from .tools.base import ArgumentsChanged, Tool, ToolContext, ToolOutput, raise_if_changed
 
 log = logging.getLogger("circle.loop")
 CURRENT_CALL: ContextVar[str | None] = ContextVar("circle_tool_call", default=None)
@@ -387,7 +387,7 @@ class AgentLoop:
             return outcome.output
         output, arguments = outcome.output, outcome.arguments
         if arguments != checked.arguments:
-            output = replace(output, text=f"{changed_note(arguments)}\n{output.text}")
+            output = replace(output, text=f"{changed_note(arguments, by=outcome.changed_by)}\n{output.text}")
         output = with_repair_note(output, checked)
         if self.hooks is not None:
             said = await self.hooks.post_tool(
@@ -462,6 +462,8 @@ class AgentLoop:
             return ToolOutput(
                 f"blocked by a PreToolUse hook: {verdict.reason or verdict.hook}", is_error=True
             )
+        if verdict.updated_input is not None and dict(verdict.updated_input) != arguments:
+            raise ArgumentsChanged(verdict.updated_input, by="a PreToolUse hook", approved=False)
         if verdict.decision == "ask":
             summary = f"a PreToolUse hook asks about {name}: {verdict.reason or verdict.hook}"
             request = ApprovalRequest(

@@ -1,5 +1,8 @@
 """One tool call run through its gate and its tool, again with the arguments an approver gave.
 
+A PreToolUse hook's ``updatedInput`` changes the call the same way, except that the changed call
+is not taken as approved: it asks where the policy asks.
+
 An :class:`~circle.application.ports.approver.ApprovalDecision` may allow a call with changed
 ``arguments`` (a permission callback, the interface, an RPC client). The tool asks for approval
 before it changes anything, so :func:`raise_if_changed` stops it there with
@@ -33,10 +36,10 @@ MAX_CHANGES = 3
 
 
 def change_problem(
-    name: str, arguments: Mapping[str, object], schema: Mapping[str, JsonValue]
+    name: str, arguments: Mapping[str, object], schema: Mapping[str, JsonValue], *, by: str = "the approver"
 ) -> dict[str, JsonValue] | str:
     """The changed arguments as JSON values, or why they cannot run (one line, for the model)."""
-    refused = f"the approver changed the arguments of {name}, but"
+    refused = f"{by} changed the arguments of {name}, but"
     try:
         values = json.loads(json.dumps(dict(arguments), allow_nan=False))
     except (TypeError, ValueError) as exc:
@@ -47,9 +50,9 @@ def change_problem(
     return dict(values)
 
 
-def changed_note(arguments: Mapping[str, JsonValue]) -> str:
+def changed_note(arguments: Mapping[str, JsonValue], *, by: str = "the approver") -> str:
     """The line before the tool's output telling the model which arguments ran."""
-    return f"(the approver changed the arguments: {json.dumps(arguments, ensure_ascii=False)})"
+    return f"({by} changed the arguments: {json.dumps(arguments, ensure_ascii=False)})"
 
 
 Gate = Callable[[dict[str, JsonValue]], Awaitable[ToolContext | ToolOutput]]
@@ -64,6 +67,8 @@ class CallOutcome:
     output: ToolOutput
     arguments: dict[str, JsonValue]
     started: bool
+    changed_by: str = "the approver"
+    """Who changed the arguments last (when they were changed)."""
 
 
 @dataclass
@@ -87,32 +92,33 @@ class CallRun:
     async def run(self, arguments: dict[str, JsonValue]) -> CallOutcome:
         """Run the call (again with each change of its arguments, at most :data:`MAX_CHANGES`)."""
         changes = 0
-        marked = False
+        marked = approved = False
+        by = "the approver"
         while True:
             try:
                 context = await self.gate(arguments)
                 if isinstance(context, ToolOutput):
-                    return CallOutcome(context, arguments, marked)
+                    return CallOutcome(context, arguments, marked, by)
                 if not marked:
                     await self.started()
                     marked = True
-                allowed = context.hook_allowed or changes > 0  # the approver wrote a changed call
+                allowed = context.hook_allowed or approved  # the approver wrote the changed call
                 context = replace(context, progress=self.progress, hook_allowed=allowed)
-                return CallOutcome(await self._invoke(arguments, context), arguments, marked)
+                return CallOutcome(await self._invoke(arguments, context), arguments, marked, by)
             except ArgumentsChanged as change:
                 changes += 1
                 refusal = self._refusal(change, changes)
                 if isinstance(refusal, str):
-                    return CallOutcome(ToolOutput(refusal, is_error=True), arguments, marked)
-                log.info("the approver changed the arguments of %s", self.tool.name)
-                arguments = refusal
+                    return CallOutcome(ToolOutput(refusal, is_error=True), arguments, marked, by)
+                log.info("%s changed the arguments of %s", change.by, self.tool.name)
+                arguments, approved, by = refusal, change.approved, change.by
 
     def _refusal(self, change: ArgumentsChanged, changes: int) -> dict[str, JsonValue] | str:
         """The changed arguments, or why the call does not run with them."""
         if changes > MAX_CHANGES:
             name = self.tool.name
-            return f"{name} did not run: the approver changed its arguments more than {MAX_CHANGES} times"
-        return change_problem(self.tool.name, change.arguments, self.schema)
+            return f"{name} did not run: {change.by} changed its arguments more than {MAX_CHANGES} times"
+        return change_problem(self.tool.name, change.arguments, self.schema, by=change.by)
 
     async def _invoke(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutput:
         name = self.tool.name

@@ -8,7 +8,9 @@ at the same time, and their verdicts combine as several hooks' do (any deny deni
 asks, else any allow allows). It answers with:
 
 - None: no opinion; a ``str``: text for the model (after a tool, at session start), no opinion;
-- a :class:`HookResult`: ``decision`` allow, deny or ask, with its ``reason`` and ``context``;
+- a :class:`HookResult`: ``decision`` allow, deny or ask, with its ``reason`` and ``context``, and
+  before a tool, ``arguments`` to run the call with instead (as hooks.json's ``updatedInput``:
+  checked against the tool's schema, then the changed call goes through every check again);
 - a mapping in Claude Code's JSON shape (``{"hookSpecificOutput": {"permissionDecision": ...}}``,
   ``{"decision": "block", "reason": ...}``), read as a hooks.json hook's stdout is.
 
@@ -51,11 +53,13 @@ class HookResult:
             means "do not stop yet".
         reason: Why; a deny's reason is what the model reads.
         context: Text for the model (after a tool, at session start).
+        arguments: Before a tool: run the call with these arguments instead (None: as they are).
     """
 
     decision: HookDecision | None = None
     reason: str = ""
     context: str = ""
+    arguments: Mapping[str, JsonValue] | None = None
 
 
 HookInput: TypeAlias = Mapping[str, JsonValue]
@@ -131,7 +135,14 @@ def _verdict(label: str, answer: object, *, event: HookEvent) -> HookVerdict:
     if isinstance(answer, HookResult):
         if answer.decision not in (None, "allow", "deny", "ask"):
             return failure(label, f"hook {label} gave an unknown decision {answer.decision!r}")
-        return HookVerdict(answer.decision, answer.reason.strip(), answer.context.strip(), hook=label)
+        if answer.arguments is not None and event != "PreToolUse":
+            return failure(label, f"hook {label} changed arguments at {event}, where there is no call")
+        changed = (
+            dict(answer.arguments) if answer.arguments is not None and answer.decision != "deny" else None
+        )
+        return HookVerdict(
+            answer.decision, answer.reason.strip(), answer.context.strip(), hook=label, updated_input=changed
+        )
     if isinstance(answer, Mapping):
         return interpret_answer(label, answer, event=event)
     return failure(label, f"hook {label} answered {answer!r}, not a circle.HookResult, a dict or a str")

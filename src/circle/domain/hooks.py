@@ -41,11 +41,15 @@
   start), as in Claude Code.
 - Exit 2 denies (blocks); its stderr is the reason given to the model. At Stop, deny means "do not
   stop yet": the reason goes to the model and the turn goes on.
-- Fail closed: any other exit, a crash, a timeout, an unknown decision, or an ``updatedInput``
-  (rewriting a call, which Circle does not do) denies, and the reason says so.
+- A PreToolUse hook's ``hookSpecificOutput.updatedInput`` (an object) runs the call with those
+  arguments instead: they are checked against the tool's schema and the changed call goes through
+  every check again, this hook included (:mod:`circle.application.call_runs`). An
+  ``updatedInput`` at another event, or one that is not an object, denies.
+- Fail closed: any other exit, a crash, a timeout or an unknown decision denies, and the reason
+  says so.
 
 Several hooks on one event combine: any deny denies, else any ask asks, else any allow allows,
-else there is no opinion.
+else there is no opinion. Two hooks that change the input differently deny.
 """
 
 from __future__ import annotations
@@ -53,8 +57,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias, get_args
+
+from pydantic import JsonValue
 
 from .errors import ConfigError
 
@@ -280,6 +286,7 @@ class HookVerdict:
         failed: The hook crashed, timed out, exited with an unexpected code or answered in a way
             Circle cannot follow; ``decision`` is then deny.
         hook: The label of the hook that decided.
+        updated_input: A PreToolUse hook's changed arguments for the call (None: unchanged).
     """
 
     decision: HookDecision | None = None
@@ -287,6 +294,7 @@ class HookVerdict:
     context: str = ""
     failed: bool = False
     hook: str = ""
+    updated_input: Mapping[str, JsonValue] | None = field(default=None, hash=False)
 
 
 def interpret(hook: HookCommand, run: HookRun, *, event: HookEvent = "PreToolUse") -> HookVerdict:
@@ -325,8 +333,18 @@ def _structured(label: str, answer: dict[str, object], *, event: HookEvent) -> H
     specific = answer.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
     context = _text(specific.get("additionalContext")) or _text(answer.get("additionalContext"))
-    if "updatedInput" in specific:
-        return _failure(label, f"hook {label} asked to change the call's input, which Circle does not do")
+    updated = specific.get("updatedInput")
+    if "updatedInput" in specific and (event != "PreToolUse" or not isinstance(updated, dict)):
+        return _failure(label, f"hook {label} gave an updatedInput Circle cannot use: {_clip(repr(updated))}")
+    verdict = _decided(label, answer, specific, context, event=event)
+    if isinstance(updated, dict) and verdict.decision != "deny":
+        return replace(verdict, updated_input=updated)
+    return verdict
+
+
+def _decided(
+    label: str, answer: dict[str, object], specific: dict[object, object], context: str, *, event: HookEvent
+) -> HookVerdict:
     if answer.get("continue") is False:  # "stop now": at Stop that is what happens anyway
         reason = _text(answer.get("stopReason")) or f"hook {label} stopped the session"
         return HookVerdict(None if event == "Stop" else "deny", reason, context, hook=label)
@@ -349,8 +367,15 @@ def combine(verdicts: Sequence[HookVerdict]) -> HookVerdict:
     """
     strongest = max((v.decision for v in verdicts), key=_STRENGTH.__getitem__, default=None)
     context = "\n\n".join(v.context for v in verdicts if v.context)
+    changes = [v for v in verdicts if v.updated_input is not None]
+    updated = changes[0].updated_input if changes else None
+    if strongest != "deny" and any(dict(v.updated_input or {}) != dict(updated or {}) for v in changes):
+        hooks = ", ".join(v.hook for v in changes)
+        return HookVerdict(
+            "deny", f"hooks {hooks} changed the call's input differently", context, True, hooks
+        )
     if strongest is None:
-        return HookVerdict(context=context)
+        return HookVerdict(context=context, hook=changes[0].hook if changes else "", updated_input=updated)
     deciders = [v for v in verdicts if v.decision == strongest]
     return HookVerdict(
         decision=strongest,
@@ -358,6 +383,7 @@ def combine(verdicts: Sequence[HookVerdict]) -> HookVerdict:
         context=context,
         failed=any(v.failed for v in deciders),
         hook=deciders[0].hook,
+        updated_input=updated if strongest != "deny" else None,
     )
 
 

@@ -85,12 +85,17 @@ MAX_COMMAND_WORDS_RESOLVED = 200
 
 
 class ArgumentsChanged(Exception):
-    """The approver allowed the call with other arguments: the tool stops before it changes
-    anything, and the loop runs the call again with ``arguments`` (see :mod:`..call_runs`)."""
+    """The approver allowed the call with other arguments (or a PreToolUse hook changed its
+    input): the tool stops before it changes anything, and the loop runs the call again with
+    ``arguments`` (see :mod:`..call_runs`). ``approved``: the approver wrote them."""
 
-    def __init__(self, arguments: Mapping[str, object]) -> None:
-        super().__init__("the approver changed the call's arguments")
+    def __init__(
+        self, arguments: Mapping[str, object], *, by: str = "the approver", approved: bool = True
+    ) -> None:
+        super().__init__(f"{by} changed the call's arguments")
         self.arguments = arguments
+        self.by = by
+        self.approved = approved
 
 
 def raise_if_changed(decision: ApprovalDecision, current: Mapping[str, JsonValue]) -> None:
