@@ -109,3 +109,18 @@ def test_budget_stop_is_an_error_event_and_a_line(cli: Circle) -> None:
     errors = [e for e in _events(done.stdout) if e["type"] == "error"]
     assert len(errors) == 1 and errors[0]["code"] == "usage-limit"
     assert done.stderr.endswith(f"circle: {errors[0]['message']}\n")
+
+
+def test_a_file_changes_result_details_hold_its_diff_as_pi_shapes_it(cli: Circle) -> None:
+    note = cli.workspace / "note.txt"
+    note.write_text("one\ntwo\ncolor = gren\nfour\n")
+    edit = {"file_path": "note.txt", "old_string": "gren", "new_string": "green"}
+    cli.gateway.enqueue(chat_tool_calls([("c1", "edit_file", edit)]), chat_text("Fixed."))
+    done = cli.run("-p", "--mode", "json", "--yolo", "fix the typo")
+    assert done.returncode == 0, done.stderr
+    events = _events(done.stdout)
+    end = next(e for e in events if e["type"] == "tool_execution_end")
+    details = end["result"]["details"]
+    assert "-color = gren\n+color = green" in details["diff"] and details["firstChangedLine"] == 3
+    result = next(e for e in events if e["type"] == "message_end" and e["message"]["role"] == "toolResult")
+    assert result["message"]["details"] == details

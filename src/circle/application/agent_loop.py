@@ -351,9 +351,14 @@ class AgentLoop:
         if output.usage is not None:
             self._turn_unstored = self._turn_unstored + output.usage
             self.costs.count_unstored(output.usage)
+        diff = None if output.diff is None else self.context.secrets.mask(output.diff)
         self.events.emit(
             ToolExecutionEnded(
-                tool_call_id=call.id, tool_name=call.name, result=output.text, is_error=output.is_error
+                tool_call_id=call.id,
+                tool_name=call.name,
+                result=output.text,
+                is_error=output.is_error,
+                diff=diff,
             )
         )
         part = ToolResultPart(
@@ -361,7 +366,7 @@ class AgentLoop:
             tool_name=call.name,
             content=(TextPart(text=output.text), *output.attachments),
             is_error=output.is_error,
-            diff=None if output.diff is None else self.context.secrets.mask(output.diff),
+            diff=diff,
         )
         return Message(role="tool", parts=(part,))
 

@@ -88,6 +88,8 @@ class ToolExecutionEnded:
     tool_name: str
     result: str
     is_error: bool
+    diff: str | None = None
+    """The unified diff a file tool's change made (secrets masked), for display."""
 
 
 @dataclass(frozen=True, slots=True)

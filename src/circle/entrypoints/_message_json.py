@@ -3,6 +3,7 @@ with Circle's token names and pi's beside them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import assert_never
@@ -97,6 +98,35 @@ def content_json(
             assert_never(part)
 
 
+def tool_details(diff: str | None) -> dict[str, JsonValue]:
+    """A tool result's ``details`` in pi's edit tool's shape: the change's unified ``diff`` and the
+    ``firstChangedLine`` in the new file (empty for a call that changed no file)."""
+    if diff is None:
+        return {}
+    details: dict[str, JsonValue] = {"diff": diff}
+    if (line := _first_changed_line(diff)) is not None:
+        details["firstChangedLine"] = line
+    return details
+
+
+def _first_changed_line(diff: str) -> int | None:
+    line: int | None = None
+    for text in diff.splitlines():
+        if text.startswith("@@"):
+            match = _HUNK.match(text)
+            line = int(match.group(1)) if match else None
+        elif line is None or text.startswith(("---", "+++")):
+            continue
+        elif text.startswith(("+", "-")):
+            return max(line, 1)
+        else:
+            line += 1
+    return None
+
+
+_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)")
+
+
 def message_json(
     message: Message, *, timestamp: int | None = None, origin: Origin | None = None
 ) -> dict[str, JsonValue]:
@@ -116,7 +146,7 @@ def _message_body(message: Message, origin: Origin) -> dict[str, JsonValue]:
             "toolName": result.tool_name,
             "content": [content_json(p) for p in result.content],
             "isError": result.is_error,
-            "details": {},
+            "details": tool_details(result.diff),
         }
     content: list[JsonValue] = [content_json(p) for p in message.parts if not isinstance(p, ToolResultPart)]
     if message.role == "user":
@@ -138,4 +168,4 @@ def _message_body(message: Message, origin: Origin) -> dict[str, JsonValue]:
     return data
 
 
-__all__ = ["API_NAMES", "Origin", "Prices", "content_json", "message_json", "usage_json"]
+__all__ = ["API_NAMES", "Origin", "Prices", "content_json", "message_json", "tool_details", "usage_json"]

@@ -41,7 +41,7 @@ from circle.domain.messages import (
 )
 
 from ._langchain_json import langchain_json, langchain_system
-from ._message_json import API_NAMES, Origin, content_json, message_json, usage_json
+from ._message_json import API_NAMES, Origin, content_json, message_json, tool_details, usage_json
 from ._stop_names import STOP_NAMES
 
 
@@ -183,7 +183,8 @@ def event_json(
                 "partialResult": so_far,
             }
         case ToolExecutionEnded(tool_call_id=call_id, tool_name=name, result=text, is_error=is_error):
-            result: dict[str, JsonValue] = {"content": [{"type": "text", "text": text}], "details": {}}
+            details = tool_details(event.diff)
+            result: dict[str, JsonValue] = {"content": [{"type": "text", "text": text}], "details": details}
             return {
                 "type": "tool_execution_end",
                 "toolCallId": call_id,
