@@ -31,6 +31,7 @@ from circle.domain.budget import (
 )
 from circle.domain.compaction import is_summary
 from circle.domain.errors import CircleError
+from circle.domain.file_lists import file_lists
 from circle.domain.messages import Message, ToolCallPart
 from circle.domain.model import ToolSpec
 
@@ -169,6 +170,7 @@ class ContextKeeper:
             )
             return None
         self._account(outcome, conversation)
+        files = file_lists([outcome.before[i] for i in outcome.plan.summarize])
         self.events.emit(
             CompactionEnded(
                 session_id=session_id,
@@ -181,6 +183,8 @@ class ContextKeeper:
                 history_file=outcome.record.history_file,
                 will_retry=reason == "overflow",
                 summary=outcome.summary_answer.text,
+                read_files=files.read,
+                modified_files=files.modified,
             )
         )
         return outcome

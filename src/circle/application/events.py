@@ -176,6 +176,9 @@ class CompactionEnded:
     will_retry: bool = False
     summary: str = ""
     """The summary's text (empty when the compaction failed)."""
+    read_files: tuple[str, ...] = ()
+    modified_files: tuple[str, ...] = ()
+    """The files the summarized messages' tool calls read (and did not change), and changed."""
 
 
 @dataclass(frozen=True, slots=True)

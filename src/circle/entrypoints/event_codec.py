@@ -271,7 +271,13 @@ def compaction_result(event: CompactionEnded) -> JsonValue:
         "summary": event.summary,
         "firstKeptEntryId": event.summary_checkpoint_id,
         "tokensBefore": event.tokens_before,
-        "details": {"summarized": event.summarized, "kept": event.kept, "tokensAfter": event.tokens_after},
+        "details": {
+            "readFiles": list(event.read_files),
+            "modifiedFiles": list(event.modified_files),
+            "summarized": event.summarized,
+            "kept": event.kept,
+            "tokensAfter": event.tokens_after,
+        },
     }
 
 
