@@ -66,3 +66,14 @@ async def test_session_commands_before_the_first_message_say_so_plainly(
         assert "nothing to export yet" in shown
         assert app.is_running
     assert backend.store.sessions == {}
+
+
+def test_empty_sessions_left_by_earlier_versions_are_not_offered() -> None:
+    from circle.application.ports.session_store import SessionInfo
+    from circle.entrypoints.tui._recent import session_choices
+
+    empty = SessionInfo(id="e", workspace="/w", title=None, created_at=0.0, updated_at=0.0, message_count=0)
+    kept = SessionInfo(
+        id="k", workspace="/w", title="fix it", created_at=0.0, updated_at=0.0, message_count=4
+    )
+    assert [item for item, _ in session_choices([empty, kept], now=10.0)] == ["k"]

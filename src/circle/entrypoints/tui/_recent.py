@@ -42,8 +42,9 @@ def session_label(info: SessionInfo, *, now: float, width: int = 60) -> str:
 
 
 def session_choices(sessions: Sequence[SessionInfo], *, now: float) -> list[tuple[str, str]]:
-    """The picker's items: (session id, label), as the store lists them (the latest first)."""
-    return [(info.id, session_label(info, now=now)) for info in sessions]
+    """The picker's items: (session id, label), as the store lists them (the latest first); a
+    session without messages (earlier versions stored one at every start) is not offered."""
+    return [(info.id, session_label(info, now=now)) for info in sessions if info.message_count]
 
 
 __all__ = ["relative_when", "session_choices", "session_label"]

@@ -45,7 +45,7 @@ async def look_around(host: Host, *, now: float) -> Found:
     off = not runtime.options.prompt.context_files
     read = [] if off else await instruction_files(runtime.ports.files, host.workspace, home)
     skills = [name for name, _ in await host.skills()]
-    sessions = [s for s in await host.sessions() if s.id != host.session.session_id]
+    sessions = [s for s in await host.sessions() if s.id != host.session.session_id and s.message_count]
     return Found(
         instructions=tuple(label for label, _ in read),
         instructions_off=off,
