@@ -40,8 +40,8 @@ def test_content_indexes_are_positions_in_the_message(cli: Circle) -> None:
     assert {u["contentIndex"] for u in _updates(events, "text_delta")} == {0}
     assert [u["contentIndex"] for u in _updates(events, "toolcall_start")] == [1]
     assert {u["contentIndex"] for u in _updates(events, "toolcall_delta")} == {1}
-    updates = [e for e in events if e["type"] == "tool_execution_update"]
-    assert updates and updates[0]["partialResult"]["content"][0]["text"] == "first"
+    told = [e["partialResult"]["content"] for e in events if e["type"] == "tool_execution_update"]
+    assert told[0] == [] and told[1] == [{"type": "text", "text": "first"}]
     end = next(e for e in events if e["type"] == "tool_execution_end")
     assert end["result"]["content"][0]["text"].startswith("first\nsecond")
     _assert_every_message_closed(events)
@@ -124,3 +124,16 @@ def test_a_file_changes_result_details_hold_its_diff_as_pi_shapes_it(cli: Circle
     assert "-color = gren\n+color = green" in details["diff"] and details["firstChangedLine"] == 3
     result = next(e for e in events if e["type"] == "message_end" and e["message"]["role"] == "toolResult")
     assert result["message"]["details"] == details
+
+
+def test_a_command_announces_its_output_then_tells_all_of_it_before_it_ends(cli: Circle) -> None:
+    call = ("c1", "execute", {"command": "echo first; sleep 0.5; echo second"})
+    cli.gateway.enqueue(chat_tool_calls([call]), chat_text("Ran."))
+    done = cli.run("-p", "--mode", "json", "--yolo", "run it")
+    assert done.returncode == 0, done.stderr
+    events = _events(done.stdout)
+    kinds = [e["type"] for e in events if e["type"].startswith("tool_execution")]
+    assert kinds[0] == "tool_execution_start" and kinds[-1] == "tool_execution_end"
+    updates = [e["partialResult"]["content"] for e in events if e["type"] == "tool_execution_update"]
+    assert updates[0] == []  # the command started, nothing written yet: as pi's bash tool says it
+    assert updates[-1] == [{"type": "text", "text": "first\nsecond"}]

@@ -162,7 +162,7 @@ def test_json_events_stream_a_commands_output_as_it_comes(cli: Circle) -> None:
     done = cli.run("-p", "--mode", "json", "--yolo", "run it")
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
-    updates = [e for e in events if e["type"] == "tool_execution_update"]
+    updates = [e for e in events if e["type"] == "tool_execution_update" and e["partialResult"]["content"]]
     assert updates and updates[0]["partialResult"]["content"][0]["text"] == "first"
     assert updates[0]["toolCallId"] == "c1"
 

@@ -587,13 +587,15 @@ def test_a_commands_output_streams_as_tool_execution_updates(cli: Circle, rpc: R
     command = "for i in 1 2 3; do echo line$i; sleep 0.6; done"
     cli.gateway.enqueue(chat_tool_calls([("c1", "execute", {"command": command})]), chat_text("Ran."))
     rpc.request("prompt", message="count")
-    first = rpc.wait_for(lambda d: d.get("type") == "tool_execution_update")
+    first = rpc.wait_for(lambda d: d.get("type") == "tool_execution_update" and d["partialResult"]["content"])
     assert first["toolCallId"] == "c1" and first["toolName"] == "execute"
     assert first["args"] == {"command": command}
     assert first["partialResult"]["content"][0]["text"].startswith("line1")
     assert not rpc.events("tool_execution_end"), "the first update came only when the command had ended"
     rpc.event("agent_settled")
-    updates = [line["partialResult"]["content"][0]["text"] for line in rpc.events("tool_execution_update")]
+    told = [line["partialResult"]["content"] for line in rpc.events("tool_execution_update")]
+    assert told[0] == []  # the command started
+    updates = [content[0]["text"] for content in told[1:]]
     assert len(updates) >= 2 and updates[-1].startswith("line1\nline2")
     assert all(later.startswith(earlier) for earlier, later in itertools.pairwise(updates))
     kinds = [line["type"] for line in rpc.lines]

@@ -124,15 +124,31 @@ OUTPUT_POLL_S = 0.2
 """How often a waited-on command's output is looked at for ``JobManager.run_waited``."""
 
 
-async def follow_output(process: RunningProcess, on_output: Callable[[str], None]) -> None:
-    """Tell ``on_output`` the process's output so far each time it has changed, until cancelled."""
-    told = ""
-    while True:
-        await asyncio.sleep(OUTPUT_POLL_S)
-        output = process.output()
-        if output and output != told:
-            told = output
-            on_output(output)
+class OutputFollower:
+    """Tells ``on_output`` a waited-on process's output so far: empty as it starts, then each time
+    it has changed (looked at every ``OUTPUT_POLL_S`` seconds by :meth:`follow`), and a last time
+    with all of it (:meth:`flush`, as it ends)."""
+
+    def __init__(self, process: RunningProcess, on_output: Callable[[str], None]) -> None:
+        self.process = process
+        self.on_output = on_output
+        self._told: str | None = None
+
+    def flush(self) -> None:
+        """Tell the output now, when it changed since it was last told."""
+        output = self.process.output()
+        if output != self._told:
+            self._told = output
+            self.on_output(output)
+
+    async def follow(self) -> None:
+        """Tell an empty output at once (the command started), then the output as it changes,
+        until cancelled."""
+        self._told = ""
+        self.on_output("")
+        while True:
+            await asyncio.sleep(OUTPUT_POLL_S)
+            self.flush()
 
 
 __all__ = [
@@ -144,5 +160,5 @@ __all__ = [
     "JobStatus",
     "JobWork",
     "MovedToBackground",
-    "follow_output",
+    "OutputFollower",
 ]

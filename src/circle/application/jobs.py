@@ -43,7 +43,7 @@ from .job_work import (
     JobStatus,
     JobWork,
     MovedToBackground,
-    follow_output,
+    OutputFollower,
 )
 from .ports.file_system import FileSystem
 from .ports.process_runner import ProcessResult, ProcessRunner, RunningProcess
@@ -191,8 +191,9 @@ class JobManager:
         process-group handling, cancellation included), unless the person moves it to the background
         meanwhile (:meth:`move_waiting_to_background`): then it goes on as a job, returned at once.
 
-        ``on_output`` is told the output so far (all of it, kept as ``run`` keeps it) each time it
-        has grown, checked every ``OUTPUT_POLL_S`` seconds while the command is waited on."""
+        ``on_output`` is told the output so far (all of it, kept as ``run`` keeps it) as the command
+        starts, each time it has changed (checked every ``OUTPUT_POLL_S`` seconds while it is waited
+        on), and once more as it ends if it changed since (see :class:`OutputFollower`)."""
         job_id = await self._new_id()
         path = posixpath.join(self.folder, f"{job_id}.log")
         try:
@@ -204,12 +205,14 @@ class JobManager:
             raise
         waiting = _Waiting(job_id, command, self._now(), path, process)
         self._waiting.append(waiting)
-        follower = None if on_output is None else asyncio.ensure_future(follow_output(process, on_output))
+        follower = None if on_output is None else OutputFollower(process, on_output)
+        following = None if follower is None else asyncio.ensure_future(follower.follow())
         try:
             code = await self._wait_for(waiting, timeout_s)
         finally:
-            if follower is not None:
-                follower.cancel()
+            if follower is not None and following is not None:
+                following.cancel()
+                follower.flush()
             if waiting in self._waiting:
                 self._waiting.remove(waiting)
         if waiting.job is not None:

@@ -174,7 +174,8 @@ def event_json(
         case ToolExecutionStarted(tool_call_id=call_id, tool_name=name, args=args):
             return {"type": "tool_execution_start", "toolCallId": call_id, "toolName": name, "args": args}
         case ToolExecutionUpdated(tool_call_id=call_id, tool_name=name, args=args, partial=partial):
-            so_far: dict[str, JsonValue] = {"content": [{"type": "text", "text": partial}], "details": {}}
+            told: list[JsonValue] = [{"type": "text", "text": partial}] if partial else []
+            so_far: dict[str, JsonValue] = {"content": told, "details": {}}
             return {
                 "type": "tool_execution_update",
                 "toolCallId": call_id,

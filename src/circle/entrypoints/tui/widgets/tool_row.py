@@ -98,7 +98,7 @@ class ToolRow(Vertical, can_focus=True):
 
     def live(self, partial: str) -> None:
         """While the call runs: the last :data:`LIVE_LINES` lines of its output so far."""
-        if self.result is not None:
+        if self.result is not None or not partial:  # nothing written yet
             return
         lines = escape_for_display(partial.rstrip("\n")).split("\n")
         text = self._command()
