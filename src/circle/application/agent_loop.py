@@ -31,6 +31,7 @@ from circle.domain.messages import (
     DocumentPart,
     ImagePart,
     Message,
+    Shown,
     TextPart,
     ToolCallPart,
     ToolResultPart,
@@ -197,9 +198,10 @@ class AgentLoop:
         inbox: Inbox,
         *,
         media: Sequence[ImagePart | DocumentPart] = (),
+        shown: Shown | None = None,
     ) -> TurnResult:
-        """Run one turn for ``prompt`` (with the images and PDFs in ``media``), or for the job
-        notices waiting when it is None.
+        """Run one turn for ``prompt`` (with the images and PDFs in ``media``, shown as ``shown``
+        says), or for the job notices waiting when it is None.
 
         Cancelling the task that runs it stops the turn at once: unanswered tool calls get an
         "interrupted" result, and the turn returns with ``aborted`` set instead of raising.
@@ -213,7 +215,7 @@ class AgentLoop:
             turn_id = (
                 None
                 if prompt is None
-                else await conversation.append(Message.user(prompt, media=media), self.events)
+                else await conversation.append(Message.user(prompt, media=media, shown=shown), self.events)
             )
             if self.context.journal is not None:
                 self.context.journal.begin(turn_id, label=prompt or "")
@@ -262,7 +264,8 @@ class AgentLoop:
 
     async def _read_inbox(self, conversation: Conversation, inbox: Inbox) -> None:
         while inbox.notices:
-            await conversation.append(Message.user(inbox.notices.popleft()), self.events)
+            notice = Message.user(inbox.notices.popleft(), shown=Shown(source="job"))
+            await conversation.append(notice, self.events)
         while inbox.steering:
             text = inbox.steering.popleft()
             await conversation.append(Message.user(text), self.events)
