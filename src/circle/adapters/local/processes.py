@@ -49,6 +49,7 @@ from circle.application.ports.process_runner import ProcessResult
 from circle.domain.errors import ToolError
 from circle.domain.sandbox import SandboxPolicy, bwrap_argv
 
+from ._exit_stop import forget, track
 from ._parent_death import die_with_parent
 from .sandbox import NOT_INSTALLED, empty_file, find_bwrap, find_mounts, resolved
 
@@ -146,6 +147,7 @@ class LocalProcessRunner:
                 transport.close()
             sink.close()
             raise
+        track(proc.pid)  # its group, killed at exit if the program never stops it
         return LocalRunningProcess(
             proc,
             out,
@@ -227,6 +229,7 @@ class LocalRunningProcess:
         await asyncio.wait([self._copying])
 
     def _close(self) -> None:
+        forget(self._proc.pid)
         if not self._copying.done():
             self._copying.cancel()
         self._transport.close()
