@@ -34,7 +34,8 @@ def run_tui(opts: RunOptions) -> int:
         from circle.entrypoints.tui._driver import DiffingDriver
 
         driver = DiffingDriver
-    app = CircleApp(None, opts, make_backend=make_backend, theme=terminal_theme(env), driver_class=driver)
+    theme, typed = terminal_theme(env)  # typed: keys the terminal had, for the input box
+    app = CircleApp(None, opts, make_backend=make_backend, theme=theme, driver_class=driver, typed=typed)
     try:
         app.run()
     except KeyboardInterrupt:

@@ -1,4 +1,7 @@
-"""Dark or light, as the terminal is: asked of the terminal (OSC 11) before the app starts."""
+"""Dark or light, as the terminal is: asked of the terminal (OSC 11) before the app starts.
+
+Asking reads the terminal's input, where keys typed while Circle starts wait too: those are kept
+apart from the answer and handed to the app (see ``_early_keys.py``), never thrown away."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import sys
 from collections.abc import Mapping
 
 _REPLY = re.compile(rb"\]11;rgb:([0-9a-fA-F]+)/([0-9a-fA-F]+)/([0-9a-fA-F]+)")
+_WHOLE_REPLY = re.compile(rb"\x1b\]11;[^\x07\x1b]*(?:\x07|\x1b\\)")
 DARK, LIGHT = "textual-dark", "textual-light"
 
 
@@ -35,32 +39,46 @@ def theme_from_env(env: Mapping[str, str]) -> str | None:
     return None
 
 
-def ask_terminal(timeout_s: float = 0.15) -> bytes:
-    """The terminal's answer to ``OSC 11 ?``, or nothing when it does not answer in time."""
+def split_reply(read: bytes) -> tuple[bytes, bytes]:
+    """What was read after asking ``OSC 11 ?``: (the terminal's answer, the keys typed around it)."""
+    found = _WHOLE_REPLY.search(read)
+    if found is None:
+        return b"", read
+    return found.group(), read[: found.start()] + read[found.end() :]
+
+
+def ask_terminal(timeout_s: float = 0.15) -> tuple[bytes, bytes]:
+    """The terminal's answer to ``OSC 11 ?`` (nothing when it does not answer in time), and the
+    bytes typed before the app could read them. The input is not flushed."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return b""
+        return b"", b""
     import termios
     import tty
 
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
-    reply = b""
+    read = b""
     try:
-        tty.setraw(fd)
+        tty.setraw(fd, termios.TCSANOW)  # not TCSAFLUSH: what was typed stays
         os.write(sys.stdout.fileno(), b"\x1b]11;?\x07")
         while select.select([fd], [], [], timeout_s)[0]:
-            reply += os.read(fd, 64)
-            if reply.endswith((b"\x07", b"\x1b\\")):
+            read += os.read(fd, 1024)
+            if _WHOLE_REPLY.search(read):
                 break
     except OSError:
-        return b""
+        pass
     finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-    return reply
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)  # output drained; input kept
+    return split_reply(read)
 
 
-def terminal_theme(env: Mapping[str, str]) -> str:
-    return theme_from_env(env) or theme_from_reply(ask_terminal()) or DARK
+def terminal_theme(env: Mapping[str, str]) -> tuple[str, str]:
+    """The theme (CIRCLE_THEME, COLORFGBG, else the terminal's answer) and the text typed before
+    the app started, which belongs in its input box."""
+    if (chosen := theme_from_env(env)) is not None:
+        return chosen, ""
+    reply, typed = ask_terminal()
+    return theme_from_reply(reply) or DARK, typed.decode("utf-8", errors="replace")
 
 
-__all__ = ["DARK", "LIGHT", "terminal_theme", "theme_from_env", "theme_from_reply"]
+__all__ = ["DARK", "LIGHT", "split_reply", "terminal_theme", "theme_from_env", "theme_from_reply"]

@@ -21,6 +21,7 @@ from textual.driver import Driver
 from textual.widgets import Static
 
 from circle.entrypoints.tui._desk import Desk
+from circle.entrypoints.tui._early_keys import EarlyKeys
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._screen_diff import ScreenDiff
 
@@ -59,6 +60,7 @@ class CircleApp(App[int]):
         opts: The command line's choices.
         clock: Seconds, for the turn lines (fixed in tests).
         theme: textual-dark or textual-light, as the terminal is.
+        typed: What the terminal had been given before the app started (keys for the input box).
     """
 
     TITLE = "Circle"
@@ -78,6 +80,7 @@ class CircleApp(App[int]):
         theme: str = "textual-dark",
         history: InputHistory | None = None,
         driver_class: type[Driver] | None = None,
+        typed: str = "",
     ) -> None:
         super().__init__(driver_class=driver_class)
         self._backend = backend
@@ -93,6 +96,29 @@ class CircleApp(App[int]):
         self.host: Host | None = None
         self.exit_lines: list[str] = []
         self.error: str | None = None
+        self.early = EarlyKeys(typed)
+        """Keys typed before the input box is there, given to it once the session screen is up."""
+
+    async def on_event(self, event: events.Event) -> None:
+        if not self.early.released and self._starting() and self.early.hold(event):
+            return
+        await super().on_event(event)
+
+    def _starting(self) -> bool:
+        """No question shows: the setup, trust and picker screens get their keys as usual."""
+        stack = self.screen_stack
+        return len(stack) <= 1 or stack[-1] is self.sink.screen
+
+    def _replay_early_keys(self) -> None:
+        from circle.entrypoints.tui.widgets.composer import Composer
+
+        typed, screen = self.early.release(), self.sink.screen
+        if screen is None:
+            return
+        for text in typed.sent:  # as if sent from the box: commands run, messages go
+            screen.on_composer_submitted(Composer.Submitted(text))
+        if typed.text:
+            screen.composer.type_text(typed.text)
 
     def compose(self) -> ComposeResult:
         yield Static("Starting Circle…", id="starting")
@@ -207,6 +233,7 @@ class CircleApp(App[int]):
         await mount_find_bar(screen)
         await asyncio.sleep(0)
         self.host = host  # ready: the session screen is up
+        self.call_later(self._replay_early_keys)  # after the keys already queued, which it holds
         for notice in built.notices:
             screen.conversation.notice(notice, kind="warning")
         if self.opts.message.strip():
