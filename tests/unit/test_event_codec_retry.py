@@ -75,7 +75,7 @@ def test_compaction_end_carries_pis_result_beside_circles_counts() -> None:
         "summary": "S.",
         "firstKeptEntryId": None,
         "tokensBefore": 900,
-        "details": {"summarized": 4, "kept": 2, "tokensAfter": 0},
+        "details": {"readFiles": [], "modifiedFiles": [], "summarized": 4, "kept": 2, "tokensAfter": 0},
     }
     assert (line["aborted"], line["willRetry"], line["summarized"]) == (False, False, 4)
     failed = event_json(
