@@ -137,6 +137,8 @@ def _verdict(label: str, answer: object, *, event: HookEvent) -> HookVerdict:
             return failure(label, f"hook {label} gave an unknown decision {answer.decision!r}")
         if answer.arguments is not None and event != "PreToolUse":
             return failure(label, f"hook {label} changed arguments at {event}, where there is no call")
+        if answer.arguments is not None and not isinstance(answer.arguments, Mapping):
+            return failure(label, f"hook {label} gave arguments Circle cannot use: {answer.arguments!r}")
         changed = (
             dict(answer.arguments) if answer.arguments is not None and answer.decision != "deny" else None
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import cast
 
 from circle.application.ports.approver import ApprovalDecision, ApprovalRequest, Approver
@@ -30,6 +30,10 @@ class _Checked:
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
         decision: object = await self._decide(request)
         if isinstance(decision, ApprovalDecision):
+            changed = decision.arguments
+            if decision.allowed and changed is not None and not isinstance(changed, Mapping):
+                reason = f"the approver answered with arguments Circle cannot use: {changed!r}"
+                return ApprovalDecision(allowed=False, reason=reason)
             return decision
         log.warning("the approver %s answered %r, not a circle.ApprovalDecision", self._name, decision)
         return ApprovalDecision(
