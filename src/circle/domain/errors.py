@@ -7,13 +7,13 @@
     │   └── AttachmentError          attachment-error
     ├── ModelError                   model-error
     │   ├── ModelHTTPError           model-http-error
-    │   ├── RateLimitedError         rate-limited
+    │   │   └── RateLimitedError     rate-limited
     │   ├── ContextOverflowError     context-overflow
     │   ├── ModelConnectionError     model-connection-error
     │   ├── ModelStreamError         model-stream-error
     │   └── ProviderProtocolError    provider-protocol-error
     ├── ToolError                    tool-error (its message goes back to the model)
-    ├── ApprovalDeniedError          approval-denied
+    │   └── ApprovalDeniedError      approval-denied
     ├── StorageError                 storage-error
     │   ├── SessionBusyError         session-busy
     │   └── SessionNotFoundError     session-not-found
