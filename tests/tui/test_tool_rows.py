@@ -70,6 +70,30 @@ async def test_a_file_row_shows_the_cards_diff_with_context_and_the_old_content(
         assert "-old line\n+new line" in written
 
 
+async def test_without_a_card_a_file_row_shows_the_real_diff_and_so_does_the_transcript(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.mode = "auto"
+    backend.files.put("/work/app.py", "a = 0\nb = 0\nx = 1\nc = 0\n")
+    backend.files.put("/work/old.txt", "old line\nkept\n")
+    edit = {"file_path": "app.py", "old_string": "x = 1", "new_string": "x = 2"}
+    write = {"file_path": "old.txt", "content": "new line\nkept\n"}
+    backend.model.add(answer("", Call("edit_file", edit), Call("write_file", write)), answer("ok"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _turn(app, pilot, "change")
+        screen = main_screen(app)
+        edited, written = screen.conversation.query(ToolRow)
+        await until(pilot, lambda: edited.diff is not None and written.diff is not None)
+        assert " b = 0\n-x = 1\n+x = 2\n c = 0" in str(edited.body.content)
+        assert "-old line\n+new line\n kept" in str(written.body.content)
+        assert "@@ -0,0" not in str(written.body.content)
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: type(app.screen).__name__ == "TranscriptScreen")
+        shown = app.screen.body.plain  # type: ignore[attr-defined]
+        assert " b = 0\n-x = 1\n+x = 2\n c = 0" in shown and "-old line\n+new line" in shown
+
+
 async def test_after_esc_a_running_command_row_says_it_was_stopped(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:

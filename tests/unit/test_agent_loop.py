@@ -83,7 +83,7 @@ async def test_a_crashing_tool_returns_an_error_and_the_turn_goes_on() -> None:
     assert result.answer == "recovered"
     ended = h.sink.of(ToolExecutionEnded)[0]
     assert isinstance(ended, ToolExecutionEnded)
-    assert ended.is_error and "RuntimeError: kaboom" in ended.result
+    assert ended.is_error and not ended.aborted and "RuntimeError: kaboom" in ended.result
 
 
 async def test_adjacent_task_calls_run_at_the_same_time_others_one_by_one() -> None:
@@ -186,6 +186,8 @@ async def test_cancel_kills_the_running_command_and_records_the_interruption() -
     assert h.processes.cancelled == ["sleep 100"]
     last = (await h.store.history(session.session_id))[-1].message
     assert last.tool_results[0].text == INTERRUPTED_RESULT
+    ended = h.sink.of(ToolExecutionEnded)[0]
+    assert isinstance(ended, ToolExecutionEnded) and ended.is_error and ended.aborted
     turn_end = h.sink.events[-2]
     assert isinstance(turn_end, TurnEnded) and turn_end.aborted
     assert isinstance(h.sink.events[-1], AgentEnded)

@@ -345,7 +345,11 @@ class AgentLoop:
             output = await self._invoke(call, session_id)
         except asyncio.CancelledError:  # stopped: its end is told now, as its record will say it
             ended = ToolExecutionEnded(
-                tool_call_id=call.id, tool_name=call.name, result=INTERRUPTED_RESULT, is_error=True
+                tool_call_id=call.id,
+                tool_name=call.name,
+                result=INTERRUPTED_RESULT,
+                is_error=True,
+                aborted=True,
             )
             self.events.emit(ended)
             raise

@@ -90,6 +90,9 @@ class ToolExecutionEnded:
     is_error: bool
     diff: str | None = None
     """The unified diff a file tool's change made (secrets masked), for display."""
+    aborted: bool = False
+    """The call was stopped before it finished (the turn was cancelled): its result says it was
+    interrupted and ``is_error`` is set, but nothing failed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
-"""What an approval card and a tool row show for a file change: the diff the call makes, from the
-file as it was when the call started."""
+"""What an approval card shows for a file change: the diff the call would make, from the file as
+it is when the card opens. A finished call's row shows the diff the tool itself made (it reads the
+file before changing it, see ``ToolExecutionEnded.diff``); the card's diff is only its fallback."""
 
 from __future__ import annotations
 
-import asyncio
 import posixpath
 
 from pydantic import JsonValue
@@ -14,12 +14,10 @@ from circle.application.ports.file_system import FileSystem
 from circle.entrypoints.tui._format import edit_preview
 
 FILE_LIMIT = 2_000_000
-FILE_TOOLS = frozenset({"write_file", "edit_file", "delete"})
-"""The tools whose row diff needs the file as it was (apply_patch's patch is its own diff)."""
 
 
 class Previews:
-    """An event sink that keeps the arguments of the calls running, and makes their diffs."""
+    """An event sink that keeps the arguments of the calls running, and makes their cards' diffs."""
 
     def __init__(self, files: FileSystem | None = None, *, workspace: str = "") -> None:
         self.files = files
@@ -27,27 +25,19 @@ class Previews:
         self.running: dict[str, tuple[str, dict[str, JsonValue]]] = {}
         self.shown: dict[str, str] = {}
         """The diff each call's approval card showed, by call id."""
-        self.before: dict[str, tuple[str, dict[str, JsonValue], asyncio.Future[str | None]]] = {}
 
     def emit(self, event: object) -> None:
         if isinstance(event, ToolExecutionStarted):
             self.running[event.tool_call_id] = (event.tool_name, event.args)
-            if event.tool_name in FILE_TOOLS:  # read now: the call changes the file soon after
-                read = asyncio.ensure_future(self._read(self.workspace, event.args))
-                self.before[event.tool_call_id] = (event.tool_name, event.args, read)
         elif isinstance(event, ToolExecutionEnded):
             self.running.pop(event.tool_call_id, None)
+            if event.diff is not None:  # the row shows the tool's own diff
+                self.shown.pop(event.tool_call_id, None)
 
     async def diff(self, call_id: str) -> str | None:
-        """The diff a file call made: the one its approval card showed, else the one from the file
-        as read when the call started (None when it is not a file call or its file is unreadable)."""
-        if (shown := self.shown.pop(call_id, None)) is not None:
-            self.before.pop(call_id, None)
-            return shown
-        if (started := self.before.pop(call_id, None)) is None:
-            return None
-        name, args, read = started
-        return edit_preview(name, args, await read)
+        """The diff a file call's approval card showed, for a call whose tool kept none (None when
+        no card showed one). A file is never read after the call: by then it has changed."""
+        return self.shown.pop(call_id, None)
 
     async def preview(self, request: ApprovalRequest) -> str | None:
         if request.kind != "edit":

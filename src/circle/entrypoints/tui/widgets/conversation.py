@@ -258,10 +258,7 @@ class ConversationView(VerticalScroll):
             if (running := self.tools.get(event.tool_call_id)) is not None:
                 running.live(event.partial)
         elif isinstance(event, ToolExecutionEnded):
-            if (found := self.tools.get(event.tool_call_id)) is not None:
-                found.end(event.result, is_error=event.is_error)
-                if found.tool_name in FILE_TOOLS and self.differ is not None and not event.is_error:
-                    self.run_worker(self._real_diff(found, self.differ), group="diffs")
+            self._tool_ended(event)
         elif isinstance(event, SubagentEvent) and isinstance(inner := event.event, ToolExecutionStarted):
             parent = self.tools.get(event.parent_call_id or "")
             if parent is not None:
@@ -302,6 +299,18 @@ class ConversationView(VerticalScroll):
         if self.thinking is not None:
             self.thinking.finish()
         self.answer = self.thinking = None
+
+    def _tool_ended(self, event: ToolExecutionEnded) -> None:
+        if (found := self.tools.get(event.tool_call_id)) is None:
+            return
+        if event.aborted:  # stopped by the person, not failed: the row says so
+            found.stop()
+            return
+        found.end(event.result, is_error=event.is_error)
+        if event.diff is not None:  # the tool's own, from the file as it read it before the change
+            found.show_diff(event.diff)
+        elif found.tool_name in FILE_TOOLS and self.differ is not None and not event.is_error:
+            self.run_worker(self._real_diff(found, self.differ), group="diffs")
 
     async def _real_diff(self, row: ToolRow, differ: Differ) -> None:
         if (diff := await differ(row.call_id)) is not None:
