@@ -4,7 +4,8 @@ The schema comes from the type hints (through pydantic), the description from th
 ``Args:`` section describes each argument). The function runs as a built-in tool does: checked
 against its schema, under the PreToolUse and PostToolUse hooks, and, unless it is ``read_only``,
 asking first as a change of kind ``other`` with its arguments shown (the approval mode and rules
-decide; read-only mode refuses it). What it returns becomes the result: text as it is, an
+decide, a rule's pattern matching the arguments as shown: JSON, keys sorted; read-only mode
+refuses it). What it returns becomes the result: text as it is, an
 :class:`~circle.domain.messages.ImagePart` (or a list mixing text and images) as an attachment,
 anything else as JSON. An exception becomes a tool error the model reads.
 """
@@ -82,7 +83,7 @@ class FunctionTool:
             raise ToolError(base.describe_validation(self.name, exc)) from None
         if not self.read_only:
             shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
-            await ctx.approve(self.name, "other", f"{self.name} {shown}")
+            await ctx.approve(self.name, "other", f"{self.name} {shown}", subject=shown)
         kwargs = {name: getattr(checked, name) for name in type(checked).model_fields}
         own = ToolContext(
             workspace=ctx.workspace,
