@@ -40,7 +40,7 @@ async def test_a_large_paste_is_folded_and_sent_whole(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
     backend.model.add(answer("ok"))
-    pasted = "\n".join(f"line {n}" for n in range(40))
+    pasted = "".join(f"line {n}\n" for n in range(40))  # a final line feed ends the last line
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.host is not None)

@@ -1,6 +1,7 @@
 import pytest
 
 from circle.application.tools import builtin_tools
+from circle.domain import display
 from circle.domain.display import ShownLine, command_lines, escape_for_display, more_lines, one_line
 from circle.domain.errors import ApprovalDeniedError
 from circle.testing import ScriptedApprover
@@ -80,3 +81,12 @@ def test_one_line_joins_the_lines_and_keeps_the_count_when_it_cuts() -> None:
     cut = one_line("x" * 200 + "\ny", 40, count_lines=True)
     assert cut == "x" * 23 + "…  (+1 more line)" and len(cut) == 40
     assert one_line("touch \x1b[2K\r\x1b[1Als") == "touch \\x1b[2K\\x0d\\x1b[1Als"
+
+
+def test_lines_are_counted_as_a_person_counts_them() -> None:
+    assert display.count_lines("") == 0
+    assert display.count_lines("one") == 1
+    assert display.count_lines("one\n") == 1
+    assert display.count_lines("one\ntwo\n") == 2
+    assert display.count_lines("one\n\n") == 2
+    assert display.lines_said(1) == "1 line" and display.lines_said(201) == "201 lines"

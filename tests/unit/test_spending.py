@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from circle.application.events import BudgetWarned, ErrorReported, TurnEnded
+from circle.application.spending import CostMeter
 from circle.domain.catalog import ModelInfo, Prices
 from circle.domain.messages import Message, StopReason, TextPart, Usage
 from circle.domain.model import Finished, ModelEvent
@@ -160,3 +161,13 @@ async def test_a_subagents_tokens_count_without_a_price_and_its_cost_stays_unkno
     result = await (await h.runtime().new_session()).prompt("delegate")
     assert result.usage == Usage(input=40, output=20)
     assert (result.cost, result.session_cost) == (None, None)
+
+
+def test_nothing_spent_costs_nothing_when_priced_and_is_unknown_when_not() -> None:
+    """A turn cancelled before any answer says "cost unknown" for an unpriced model, as every other
+    line does, and $0.00 for a priced one."""
+    priced = CostMeter("scripted", SCRIPTED, catalog=PRICED)
+    unpriced = CostMeter("scripted", ModelInfo(id="scripted", provider="test"))
+    assert priced.total_cost([], Usage()) == 0.0
+    assert unpriced.total_cost([], Usage()) is None
+    assert unpriced.total_cost([Message.user("hi")], Usage()) is None

@@ -122,7 +122,7 @@ async def test_a_write_outside_the_workspace_asks_and_says_where() -> None:
     approver = ScriptedApprover(allow={"write_file"})
     h.approver = approver
     out = await run(h, "write_file", file_path="/tmp/notes.txt", content="hi\n")
-    assert out.text == "Created /tmp/notes.txt (1 lines)"
+    assert out.text == "Created /tmp/notes.txt (1 line)"
     assert approver.requests[0].summary == "write /tmp/notes.txt (outside the workspace)"
     assert approver.requests[0].kind == "edit"
     h.approver = ScriptedApprover()

@@ -58,8 +58,10 @@ class CostMeter:
         return self._prices[model]
 
     def session_cost(self, messages: Iterable[Message]) -> float | None:
-        """What every answer in ``messages`` cost, or None when one's price is unknown."""
-        return session_cost(messages, self.prices_for)
+        """What every answer in ``messages`` cost, or None when one's price is unknown (nothing
+        spent on an unpriced model included: its cost is unknown as every other line says)."""
+        spent = session_cost(messages, self.prices_for)
+        return None if not spent and self.info.prices is None else spent
 
     def count_unstored(self, usage: Usage) -> None:
         """Add the tokens of answers the conversation does not store (a subagent's) to the session's."""

@@ -150,6 +150,17 @@ def command_lines(text: str) -> tuple[ShownLine, ...]:
     return tuple(shown)
 
 
+def count_lines(text: str) -> int:
+    """How many lines ``text`` has, as a person counts them: a final line feed ends the last line
+    rather than starting another, and empty text has none."""
+    return len(split_lines(text)) if text else 0
+
+
+def lines_said(count: int) -> str:
+    """``1 line``, ``201 lines``."""
+    return f"{count} line{'' if count == 1 else 's'}"
+
+
 def more_lines(text: str) -> str:
     """``(+60 more lines)`` for a command of 61 lines; empty for one of a single line."""
     more = len(split_lines(text)) - 1
@@ -182,7 +193,9 @@ __all__ = [
     "JOIN",
     "ShownLine",
     "command_lines",
+    "count_lines",
     "escape_for_display",
+    "lines_said",
     "more_lines",
     "one_line",
     "split_lines",

@@ -19,7 +19,7 @@ from pydantic import Field
 
 from circle.application.attachments import check_media_size, media_part
 from circle.application.ports.file_system import FileInfo, PathChangedError
-from circle.domain import media
+from circle.domain import display, media
 from circle.domain.errors import AttachmentError, ToolError
 from circle.domain.file_diff import DIFF_LIMIT, change_diff
 
@@ -158,10 +158,10 @@ async def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
     await _write(ctx, resolved, after)
     if ctx.journal is not None:
         await ctx.journal.record(resolved, before, after)
-    lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
     verb = "Overwrote" if info is not None else "Created"
     diff = change_diff(before, after, path=args.file_path) if before is not None or info is None else None
-    return ToolOutput(f"{verb} {ctx.show(resolved)} ({lines} lines)", diff=diff)
+    said = display.lines_said(display.count_lines(args.content))
+    return ToolOutput(f"{verb} {ctx.show(resolved)} ({said})", diff=diff)
 
 
 class EditFileArgs(ToolArgs):

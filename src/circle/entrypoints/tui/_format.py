@@ -167,7 +167,7 @@ def _patch_summary(patch: str) -> str:
     try:
         operations = parse_patch(patch)
     except CircleError:
-        return f"{patch.count(chr(10)) + 1} lines"
+        return display.lines_said(display.count_lines(patch))
     said = []
     for operation in operations:
         if isinstance(operation, AddFile):

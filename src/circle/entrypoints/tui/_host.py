@@ -101,8 +101,7 @@ class Host:
                 self.context_tokens = message.usage.total
         paid = loop.window.session_messages(conversation)
         self.session_usage = sum((m.usage for m in paid if m.usage is not None), loop.costs.unstored)
-        spent = loop.costs.total_cost(paid, loop.costs.unstored)
-        self.session_cost = None if not spent and loop.costs.prices_for(None) is None else spent
+        self.session_cost = loop.costs.total_cost(paid, loop.costs.unstored)
 
     def todos(self) -> tuple[Todo, ...]:
         return current_todos(self.session.conversation.messages)

@@ -97,10 +97,14 @@ def unknown_message(name: str) -> str:
     return f"Unknown command /{name}.{hint}"
 
 
+def help_rows() -> list[tuple[str, str]]:
+    """Each command as ``/name USAGE`` and what it does, for ``/help``."""
+    return [(f"/{c.name} {c.usage}".strip(), c.summary) for c in COMMANDS]
+
+
 def help_text() -> str:
-    width = max(len(c.name) + len(c.usage) for c in COMMANDS) + 3
-    lines = [f"  /{(c.name + ' ' + c.usage).strip():<{width}} {c.summary}" for c in COMMANDS]
-    return "Commands:\n" + "\n".join(lines)
+    width = max(len(name) for name, _ in help_rows()) + 2
+    return "Commands:\n" + "\n".join(f"  {name:<{width}} {what}" for name, what in help_rows())
 
 
 def hotkeys_text() -> str:
@@ -115,6 +119,7 @@ __all__ = [
     "SlashCommand",
     "close_matches",
     "completions",
+    "help_rows",
     "help_text",
     "hotkeys_text",
     "parse",

@@ -69,10 +69,14 @@ class SlashCommands:
         await self.screen.app.push_screen_wait(TextScreen(title, text))
 
     async def do_help(self, argument: str) -> None:
-        self.say(_slash.help_text())
+        from circle.entrypoints.tui.widgets.key_list import KeyList
+
+        self.screen.conversation.add(KeyList("Commands:", _slash.help_rows()))
 
     async def do_hotkeys(self, argument: str) -> None:
-        self.say(_slash.hotkeys_text())
+        from circle.entrypoints.tui.widgets.key_list import KeyList
+
+        self.screen.conversation.add(KeyList("Keys:", _slash.HOTKEYS))
 
     async def do_quit(self, argument: str) -> None:
         self.screen.post_message(self.screen.QuitWanted(0))

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
+from circle.domain import display
 from circle.entrypoints.tui import _mentions, _slash
 from circle.entrypoints.tui._history import InputHistory
 
@@ -141,11 +142,11 @@ class Composer(TextArea):
     async def _on_paste(self, event: events.Paste) -> None:
         self.last_typed = self.clock()
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.count("\n") + 1
+        lines = display.count_lines(text)
         if lines > PASTE_LINES or len(text) > PASTE_CHARS:
             number = len(self.pastes) + 1
             self.pastes[number] = text
-            self.insert(f"[pasted text #{number}, {lines} lines]")
+            self.insert(f"[pasted text #{number}, {display.lines_said(lines)}]")
         else:
             self.insert(text)
         event.stop()
