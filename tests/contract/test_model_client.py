@@ -56,6 +56,7 @@ from circle.domain.model import (
     ModelEvent,
     ModelRequest,
     RequestSent,
+    ResponseIdentified,
     ResponseStarted,
     TextDelta,
     ToolSpec,
@@ -338,8 +339,8 @@ async def test_the_event_sequence_starts_deltas_ends_calls_then_reports_usage_an
 
     kinds = [type(event).__name__ for event in await events_of(model)]
 
-    assert kinds[:2] == ["RequestSent", "ResponseStarted"]
-    kinds = kinds[2:]
+    assert kinds[:3] == ["RequestSent", "ResponseStarted", "ResponseIdentified"]
+    kinds = kinds[3:]
     assert kinds[0] == "ToolCallStarted"
     assert set(kinds[1:-3]) == {"ToolCallDelta"}
     assert kinds[-3:] == ["ToolCallEnded", "UsageReported", "Finished"]
@@ -674,7 +675,7 @@ async def test_a_consumer_that_stops_early_leaves_the_client_usable(
     async with asyncio.timeout(10):
         stream = model.stream(REQUEST)
         first = await anext(stream)
-        while isinstance(first, RequestSent | ResponseStarted):  # markers: the answer has not begun
+        while isinstance(first, RequestSent | ResponseStarted | ResponseIdentified):  # no content yet
             first = await anext(stream)
         await stream.aclose()  # type: ignore[attr-defined]
 

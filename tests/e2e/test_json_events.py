@@ -55,6 +55,8 @@ def test_answers_carry_the_providers_response_id(cli: Circle) -> None:
     answer = next(e for e in events if e["type"] == "message_end" and e["message"]["role"] == "assistant")
     assert answer["message"]["responseId"] == "chatcmpl-scripted"
     assert events[-1]["messages"][-1]["responseId"] == "chatcmpl-scripted"
+    partials = [u["partial"] for u in _updates(events, "text_delta")]  # known from the first chunk
+    assert partials and all(p["responseId"] == "chatcmpl-scripted" for p in partials)
 
 
 def test_a_failed_request_closes_its_answer_with_the_error(cli: Circle) -> None:

@@ -84,8 +84,14 @@ class Finished:
     stop_reason: StopReason
     model: str | None = None
     scope: str | None = None
-    response_id: str | None = None
-    """The provider's id of the response (a chunk's ``id``, a Responses or Messages id)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseIdentified:
+    """The provider named its response, when the wire first gives the id (a Chat Completions
+    chunk's ``id``, a Responses ``resp_…``, a Messages ``msg_…``); it goes on the answer."""
+
+    response_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +125,7 @@ ModelEvent = (
     | ToolCallEnded
     | UsageReported
     | Finished
+    | ResponseIdentified
     | RequestSent
     | ResponseStarted
     | StreamRestarted
@@ -176,11 +183,12 @@ class AnswerAssembler:
                 pass
             case UsageReported(usage=usage):
                 self._usage = usage
-            case Finished(stop_reason=stop, model=model, scope=scope, response_id=response_id):
+            case Finished(stop_reason=stop, model=model, scope=scope):
                 self._stop = stop
                 self._model = model or self._model
                 self._scope = scope or self._scope
-                self._response_id = response_id or self._response_id
+            case ResponseIdentified(response_id=response_id):
+                self._response_id = response_id
 
     def _add_thinking(self, event: ThinkingDelta) -> None:
         last = self._parts[-1] if self._parts else None
@@ -254,6 +262,7 @@ __all__ = [
     "ModelEvent",
     "ModelRequest",
     "RequestSent",
+    "ResponseIdentified",
     "ResponseStarted",
     "StreamRestarted",
     "TextDelta",

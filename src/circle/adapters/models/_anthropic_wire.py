@@ -48,6 +48,7 @@ from circle.domain.model import (
     Finished,
     ModelEvent,
     ModelRequest,
+    ResponseIdentified,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -288,7 +289,6 @@ class StreamTranslator:
         self._usage: dict[str, int] = {}
         self._stop: StopReason | None = None
         self._model: str | None = None
-        self._response_id: str | None = None
         self.done = False
 
     def feed(self, data: Wire) -> list[ModelEvent]:
@@ -299,9 +299,9 @@ class StreamTranslator:
         if kind == "message_start" and isinstance(message := data.get("message"), dict):
             if isinstance(model := message.get("model"), str) and model:
                 self._model = model
-            if isinstance(response_id := message.get("id"), str) and response_id:
-                self._response_id = response_id
             self._add_usage(message.get("usage"))
+            if isinstance(response_id := message.get("id"), str) and response_id:
+                return [ResponseIdentified(response_id)]
         elif kind == "content_block_start" and isinstance(index, int):
             return self._start(index, data.get("content_block"))
         elif kind == "content_block_delta" and isinstance(index, int):
@@ -391,8 +391,7 @@ class StreamTranslator:
             cache_write=self._usage.get("cache_creation_input_tokens", 0),
         )
         stop = self._stop or StopReason.END
-        finished = Finished(stop, model=self._model, scope=self._scope, response_id=self._response_id)
-        return [*events, UsageReported(usage=usage), finished]
+        return [*events, UsageReported(usage=usage), Finished(stop, model=self._model, scope=self._scope)]
 
 
 __all__ = [

@@ -33,6 +33,7 @@ from circle.domain.model import (
     Finished,
     ModelEvent,
     ModelRequest,
+    ResponseIdentified,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -196,8 +197,9 @@ class ChunkTranslator:
         events: list[ModelEvent] = []
         if isinstance(model := chunk.get("model"), str) and model:
             self._model = model
-        if isinstance(response_id := chunk.get("id"), str) and response_id:
+        if isinstance(response_id := chunk.get("id"), str) and response_id and self._response_id is None:
             self._response_id = response_id
+            events.append(ResponseIdentified(response_id))
         for choice in chunk.get("choices") or ():
             if isinstance(choice, dict) and choice.get("index") in (0, None):
                 self._choice(choice, events)
@@ -211,9 +213,7 @@ class ChunkTranslator:
 
     def finish(self) -> list[ModelEvent]:
         """``Finished`` when the stream said why it stopped; nothing for a cut stream."""
-        if self._stop is None:
-            return []
-        return [Finished(stop_reason=self._stop, model=self._model, response_id=self._response_id)]
+        return [] if self._stop is None else [Finished(stop_reason=self._stop, model=self._model)]
 
     def _choice(self, choice: Wire, events: list[ModelEvent]) -> None:
         delta = choice.get("delta") or choice.get("message") or {}

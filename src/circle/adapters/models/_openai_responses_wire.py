@@ -43,6 +43,7 @@ from circle.domain.model import (
     Finished,
     ModelEvent,
     ModelRequest,
+    ResponseIdentified,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -255,6 +256,7 @@ class EventTranslator:
         self._summary: dict[int, int] = {}  # reasoning item -> summary part of its last delta
         self._model: str | None = None
         self._response_id: str | None = None
+        self._announced = False
         self._done = False
 
     @property
@@ -287,7 +289,7 @@ class EventTranslator:
                 )
             case _:  # created, in_progress, queued and the rest: ignored by rule (module docstring)
                 self._note_model(event)
-                return []
+                return self._identified()
 
     def feed_response(self, response: object) -> list[ModelEvent]:
         """The events of a non-streamed answer: its output items, then its status."""
@@ -381,8 +383,15 @@ class EventTranslator:
         if isinstance(model := response.get("model"), str) and model:
             self._model = model
         if isinstance(response_id := response.get("id"), str) and response_id:
-            self._response_id = response_id
+            self._response_id = self._response_id or response_id
         return response
+
+    def _identified(self) -> list[ModelEvent]:
+        """``ResponseIdentified`` the first time the response's id is known."""
+        if self._response_id is None or self._announced:
+            return []
+        self._announced = True
+        return [ResponseIdentified(self._response_id)]
 
     def _terminal(self, kind: str, event: Wire) -> list[ModelEvent]:
         response = self._note_model(event)
@@ -391,7 +400,7 @@ class EventTranslator:
             raise ModelStreamError(
                 f"the endpoint failed mid-answer: {error_text(error)}", status=stream_error_status(error)
             )
-        events: list[ModelEvent] = []
+        events: list[ModelEvent] = self._identified()
         seen = set(self._ids) | set(self._calls) | self._streamed
         for index, item in enumerate(response.get("output") or ()):  # items the stream left out
             if index not in seen and isinstance(item, dict):
@@ -408,7 +417,7 @@ class EventTranslator:
         else:
             stop = StopReason.TOOL_USE if self._calls else StopReason.END
         self._done = True
-        return [*events, Finished(stop_reason=stop, model=self._model, response_id=self._response_id)]
+        return [*events, Finished(stop_reason=stop, model=self._model)]
 
 
 __all__ = ["EventTranslator", "RequestEncoder", "message_to_items", "tools_to_wire"]

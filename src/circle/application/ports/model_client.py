@@ -15,7 +15,8 @@ class ModelClient(Protocol):
     :class:`~circle.domain.errors.ModelError`. Cancelling the consumer closes the request.
     A real endpoint's stream begins with :class:`~circle.domain.model.RequestSent` as the request
     leaves, then :class:`~circle.domain.model.ResponseStarted` once the answer's headers came
-    (they carry no content; fakes may leave them out).
+    (they carry no content; fakes may leave them out), and
+    :class:`~circle.domain.model.ResponseIdentified` where the wire names the response.
     """
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
