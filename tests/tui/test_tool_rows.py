@@ -111,6 +111,7 @@ async def test_after_esc_a_running_command_row_says_it_was_stopped(
         row = screen.conversation.query_one(ToolRow)
         assert not row.has_class("running")
         assert str(row.header.content).startswith("⏹ execute  sleep 100")
+        assert str(row.body.content).count("stopped before it finished") == 1
 
 
 class ThinksForever(ScriptedModel):

@@ -117,7 +117,7 @@ class ToolRow(Vertical, can_focus=True):
 
     def stop(self) -> None:
         """The turn ended (cancelled, failed) while this call ran: it did not finish."""
-        if self.result is not None:
+        if self.result is not None or self.has_class("stopped"):  # ended, or said so already
             return
         self.remove_class("running")
         self.add_class("stopped")
