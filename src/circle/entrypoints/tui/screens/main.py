@@ -223,6 +223,7 @@ class MainScreen(Screen[None]):
         self.send(text, typed=message.typed)
 
     def send(self, text: str, *, typed: str | None = None) -> None:
+        self.conversation.follow()  # the person sees what they sent, even when scrolled up
         if self.host.session.is_running:
             self.host.session.steer(text)
             self.conversation.notice("↳ the model reads this before its next step", kind="info")
@@ -300,10 +301,12 @@ class MainScreen(Screen[None]):
         if self.card is not None:
             if pending is self.card.pending:
                 return
+            self.composer.display = True
+            # focus moves before the card goes: else it falls to a row above, and scrolling that
+            # row into view would let go of the end the person never scrolled from
+            self.set_focus(self.composer, scroll_visible=False)
             self.card.remove()
             self.card = None
-            self.composer.display = True
-            self.composer.focus()
         if pending is None or self.composer.typing or self.app.screen is not self:
             return
         self.card = card_for(pending)

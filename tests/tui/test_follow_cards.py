@@ -1,0 +1,106 @@
+"""The view follows the end through a tall card opening and closing, an undo and a redo, and a
+message sent while scrolled up: only the person scrolling up lets it go."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from circle.domain.messages import Message, TextPart
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.screens.main import MainScreen
+from circle.entrypoints.tui.widgets.cards import ApprovalCard
+from circle.entrypoints.tui.widgets.conversation import TurnLine
+from circle.testing import Call, answer
+
+from .conftest import WORKSPACE, FakeBackend, main_screen, send, texts, until
+from .test_follow import at_end, wheel_up
+
+OLD = "".join(f"old line {i}\n" for i in range(1, 61))
+NEW = "".join(f"new line {i}\n" for i in range(1, 61))
+
+
+def edits(backend: FakeBackend, count: int, *, key: str) -> None:
+    """Edits of a 60-line file (each a tall card); after each, a last answer unless esc stops it.
+    Allowed edits swap the lines back and forth; denied ones ask for the same change again."""
+    backend.files.put("/work/big.txt", OLD)
+    for n in range(count):
+        old, new = (NEW, OLD) if n % 2 and key == "y" else (OLD, NEW)
+        backend.model.add(
+            answer("", Call("edit_file", {"file_path": "big.txt", "old_string": old, "new_string": new}))
+        )
+        if key != "escape":
+            backend.model.add(answer(f"FINAL AFTER TOOL {n}"))
+
+
+def at_bottom(screen: MainScreen) -> bool:
+    view = screen.conversation
+    return view.scroll_y >= view.max_scroll_y
+
+
+@pytest.mark.parametrize(("size", "key"), [((140, 45), "y"), ((80, 24), "n"), ((50, 16), "escape")])
+async def test_the_view_follows_after_a_tall_card_closes(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, size: tuple[int, int], key: str
+) -> None:
+    edits(backend, 2, key=key)
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        for n in range(2):
+            await send(pilot, screen, f"edit {n}")
+            await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+            await pilot.pause(0.1)
+            await pilot.press(key)
+            await until(pilot, lambda n=n: len(screen.conversation.query(TurnLine)) > n)
+            await pilot.pause(0.2)
+            assert screen.conversation.following, f"let go after card {n}"
+            await until(pilot, lambda: at_bottom(screen))
+            assert not screen.below.display
+
+
+async def test_a_message_sent_while_scrolled_up_brings_the_view_to_the_end(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.model.add(answer("\n\n".join(f"line {n}" for n in range(80))), answer("the second answer"))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "first")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await until(pilot, lambda: at_end(screen))
+        await wheel_up(pilot, screen)
+        assert not screen.conversation.following
+        await send(pilot, screen, "again")
+        await until(pilot, lambda: len(screen.conversation.query(TurnLine)) == 2)
+        await until(pilot, lambda: at_end(screen) and screen.conversation.following)
+        assert not screen.below.display
+
+
+async def test_undo_and_redo_in_a_long_session_land_at_the_end_without_drawing_earlier_turns(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    info = await backend.store.create_session(workspace=WORKSPACE, title="long")
+    for index in range(45):
+        await backend.store.append(info.id, Message.user(f"question {index}"))
+        text = f"answer {index}\n\n- one\n- two\n\n```py\nx = {index}\n```\n\nthe end"
+        await backend.store.append(info.id, Message(role="assistant", parts=(TextPart(text=text),)))
+    session = info.id
+    backend.model.add(answer("\n\n".join(f"line {n}" for n in range(30))))
+    app = make_app(session=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        view = screen.conversation
+        await until(pilot, lambda: at_end(screen))
+        await send(pilot, screen, "one more")
+        await until(pilot, lambda: bool(view.query(TurnLine)))
+        for command, said in (("/undo", "Undone "), ("/redo", "Redone ")):
+            await send(pilot, screen, command)
+            await until(pilot, lambda said=said: said in texts(screen))
+            await pilot.pause(0.2)
+            assert view.earlier is not None and len(view.earlier.waiting) > 0, "earlier turns drawn"
+            assert view._pinned is None, f"the view held an old line after {command}"
+            await until(pilot, lambda: at_end(screen), within=1.0)
