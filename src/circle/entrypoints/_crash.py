@@ -15,11 +15,24 @@ def guard(run: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("circle: interrupted\n")
         return 130
+    except BrokenPipeError:  # as the command line's own help does: quiet, and 1 (not all was written)
+        _drop_stdout()
+        return 1
     except Exception as exc:
         path = write_crash_log()
         where = f" (details in {path})" if path else ""
         sys.stderr.write(f"circle: internal error: {type(exc).__name__}: {exc}{where}\n")
         return 1
+
+
+def _drop_stdout() -> None:
+    """The reader of stdout went away (``| head``): what is left to print goes nowhere, so the
+    interpreter's last flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def write_crash_log() -> str | None:
