@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from circle._testing.gateway import ScriptedGateway, chat_text
 from circle.adapters.models._openai_common import endpoint_url, error_body, request_headers
 from circle.domain.errors import ConfigError
 from circle.domain.settings import Endpoint
@@ -40,3 +41,33 @@ def test_an_error_body_is_its_error_object_or_its_text() -> None:
     assert error_body('{"error": {"message": "no"}}') == {"message": "no"}
     assert error_body('{"detail": "no"}') == {"detail": "no"}
     assert error_body("  Bad Gateway \n") == "Bad Gateway"
+
+
+async def test_every_request_is_made_as_the_client_would_build_it() -> None:
+    """The URL, headers and timeout are worked out once: later requests still carry them all."""
+    import httpx2
+
+    from circle.adapters.models.openai_chat import OpenAIChatModel
+    from circle.domain.messages import Message
+    from circle.domain.model import ModelRequest
+
+    with ScriptedGateway() as gateway:
+        gateway.enqueue(chat_text("one"), chat_text("two"))
+        base = f"{gateway.base_url}?api-version=2"
+        client = httpx2.AsyncClient(headers={"X-Client": "yes"}, cookies={"route": "a"})
+        model = OpenAIChatModel(_endpoint(base), http_client=client)
+        request = ModelRequest(model="m", system="s", messages=(Message.user("hi"),))
+        for _ in range(2):
+            async for _event in model.stream(request):
+                pass
+        await client.aclose()
+        sent = gateway.requests
+    assert [r.path for r in sent] == ["/v1/chat/completions?api-version=2"] * 2
+    for recorded in sent:
+        headers = {k.lower(): v for k, v in recorded.headers.items()}
+        assert headers["authorization"] == "Bearer sk-test"
+        assert headers["x-client"] == "yes"  # the client's own headers
+        assert headers["cookie"] == "route=a"
+        assert "gzip" in headers["accept-encoding"]  # httpx2's defaults
+        assert int(headers["content-length"]) == len(recorded.body)
+        assert recorded.json()["messages"][-1]["content"] == "hi"

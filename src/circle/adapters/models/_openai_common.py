@@ -53,6 +53,7 @@ class OpenAIClient:
         self._http_client = http_client
         self._client: httpx2.AsyncClient | None = None
         self._headers: dict[str, str] = {}
+        self._sent: _RequestParts | None = None
 
     def _http(self) -> httpx2.AsyncClient:
         """The HTTP client, made (with the request headers) on first use.
@@ -82,12 +83,12 @@ class OpenAIClient:
         import httpx2
 
         client = self._http()
-        url = endpoint_url(self._endpoint.base_url, path)
+        if self._sent is None:
+            self._sent = _RequestParts(client, self._endpoint, headers=self._headers)
+        request = self._sent.request(path, body)
         yield RequestSent()
         try:
-            response = await post_streamed(
-                client, url, body, headers=self._headers, timeout_s=self._endpoint.timeout_s
-            )
+            response = await post_streamed(client, request)
             try:
                 yield ResponseStarted()
                 async with contextlib.aclosing(read(response)) as events:
@@ -100,7 +101,7 @@ class OpenAIClient:
 
     async def aclose(self) -> None:
         """Close the HTTP client (a given ``http_client`` stays open for its owner)."""
-        client, self._client = self._client, None
+        client, self._client, self._sent = self._client, None, None
         if client is not None and client is not self._http_client:
             await client.aclose()
 
@@ -139,6 +140,42 @@ def new_http_client(endpoint: Endpoint) -> httpx2.AsyncClient:
     return httpx2.AsyncClient(timeout=endpoint.timeout_s, follow_redirects=True)
 
 
+class _RequestParts:
+    """What every request to one endpoint shares, worked out once: each path's URL, the client's
+    headers merged with ours, the timeout (each cost as much as the rest of a request's set-up).
+
+    :meth:`request` makes what ``client.build_request("POST", url, content=body, headers=headers,
+    timeout=endpoint.timeout_s)`` would, cookies included.
+    """
+
+    def __init__(self, client: httpx2.AsyncClient, endpoint: Endpoint, *, headers: Mapping[str, str]) -> None:
+        import httpx2
+
+        self._client = client
+        self._base_url = endpoint.base_url
+        self._headers = httpx2.Headers(client.headers)
+        self._headers.update(headers)
+        self._timeout = httpx2.Timeout(endpoint.timeout_s).as_dict()
+        self._urls: dict[str, httpx2.URL] = {}
+
+    def request(self, path: str, body: bytes) -> httpx2.Request:
+        """The POST of ``body`` to ``path`` under the endpoint's base URL."""
+        import httpx2
+
+        url = self._urls.get(path)
+        if url is None:
+            url = self._urls[path] = endpoint_url(self._base_url, path)
+        cookies = self._client.cookies or None
+        return httpx2.Request(
+            "POST",
+            url,
+            content=body,
+            headers=self._headers,
+            cookies=cookies,
+            extensions={"timeout": self._timeout},
+        )
+
+
 def endpoint_url(base_url: str, path: str) -> httpx2.URL:
     """``path`` under ``base_url`` (its query kept), as the SDK joins them.
 
@@ -156,15 +193,8 @@ def endpoint_url(base_url: str, path: str) -> httpx2.URL:
     return base.copy_with(path=base.path.rstrip("/") + "/" + path.lstrip("/"))
 
 
-async def post_streamed(
-    client: httpx2.AsyncClient,
-    url: httpx2.URL,
-    body: bytes,
-    *,
-    headers: Mapping[str, str],
-    timeout_s: float,
-) -> httpx2.Response:
-    """POST a ready JSON body and return the 2xx response, its body not yet read.
+async def post_streamed(client: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Response:
+    """Send a POST of a ready JSON body and return the 2xx response, its body not yet read.
 
     Raises:
         ModelError: the endpoint answered an error status (see :func:`status_error`).
@@ -173,7 +203,6 @@ async def post_streamed(
     """
     import httpx2
 
-    request = client.build_request("POST", url, content=body, headers=headers, timeout=timeout_s)
     try:
         response = await client.send(request, stream=True)
     except httpx2.TimeoutException:
