@@ -133,3 +133,18 @@ async def test_tree_at_your_message_goes_on_from_before_it_with_its_text_in_the_
         )
         assert [m.text for m in screen.host.session.conversation.messages] == ["alpha", "one"]
         assert screen.composer.text == "beta" and screen.focused is screen.composer
+
+
+async def test_the_fork_list_names_who_said_it_as_the_tree_does(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.model.add(answer("one"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await turns(pilot, app, "alpha")
+        await send(pilot, screen, "/fork")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert [label.split()[0] for _, label in picker.items] == ["circle", "you"]
+        await pilot.press("escape")

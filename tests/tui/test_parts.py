@@ -77,3 +77,22 @@ def test_the_theme_follows_the_terminal() -> None:
     assert theme_from_env({"COLORFGBG": "15;0"}) == DARK
     assert theme_from_env({"CIRCLE_THEME": "light", "COLORFGBG": "15;0"}) == LIGHT
     assert theme_from_env({}) is None
+
+
+def test_tree_rows_name_job_notices_and_the_compaction_summary_as_what_they_are() -> None:
+    from circle.domain.checkpoints import Checkpoint
+    from circle.domain.compaction import summary_message
+    from circle.domain.messages import Message, Shown
+    from circle.entrypoints.tui._tree import tree_rows, who
+
+    said = [
+        Message.user("hi"),
+        Message.user("[job-3 (sleep 1) exited with code 0]", shown=Shown(source="job")),
+        summary_message("what went before"),
+        Message.user("@a.txt look\n<file>body</file>", shown=Shown(typed="@a.txt look", files=("a.txt",))),
+    ]
+    points = [Checkpoint(f"c{n}", "s", f"c{n - 1}" if n else None, n, m, 0.0) for n, m in enumerate(said)]
+    rows = tree_rows(points, branches=[], labels=[], here="c3")
+    assert [row.who for row in rows] == ["you", "notice", "summary", "you"]
+    assert rows[3].text == "@a.txt look"  # what the person typed, as the conversation shows it
+    assert who(Message(role="assistant", parts=())) == "circle"

@@ -8,10 +8,31 @@ from dataclasses import dataclass
 
 from circle.domain.checkpoint_tree import tree_order
 from circle.domain.checkpoints import Branch, Checkpoint, Label
+from circle.domain.compaction import is_summary
 from circle.domain.messages import Message, ToolResultPart
 from circle.entrypoints.tui import _format
 
 WHO = {"user": "you", "assistant": "circle", "tool": "tool"}
+
+
+def who(message: Message) -> str:
+    """Who said ``message``, as /tree and /fork name it: ``you``, ``circle``, ``tool``, or what a
+    user message is when no person wrote it (a job's ``notice``, the compaction's ``summary``)."""
+    if message.role == "user":
+        if is_summary(message):
+            return "summary"
+        if message.shown is not None and message.shown.source == "job":
+            return "notice"
+    return WHO.get(message.role, message.role)
+
+
+def said(message: Message) -> str:
+    """What ``message`` says in a list: a person's message as they typed it (chips and folded
+    pastes, not the attached files' contents)."""
+    shown = message.shown
+    if message.role == "user" and shown is not None and shown.source == "person" and shown.typed:
+        return shown.typed
+    return message.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +53,7 @@ class TreeRow:
 
 
 def _summary(message: Message) -> str:
-    text = message.text.strip()
+    text = said(message).strip()
     if message.role == "tool":
         results = [p for p in message.parts if isinstance(p, ToolResultPart)]
         name = results[0].tool_name if results else "tool"
@@ -61,7 +82,7 @@ def tree_rows(
         TreeRow(
             checkpoint.id,
             guides,
-            WHO.get(checkpoint.message.role, checkpoint.message.role),
+            who(checkpoint.message),
             _summary(checkpoint.message),
             tuple(tags.get(checkpoint.id, ())),
             checkpoint.id == here,
@@ -70,4 +91,4 @@ def tree_rows(
     ]
 
 
-__all__ = ["TreeRow", "tree_rows"]
+__all__ = ["TreeRow", "said", "tree_rows", "who"]

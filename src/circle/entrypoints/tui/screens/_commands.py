@@ -150,9 +150,11 @@ class SlashCommands:
             self.screen.composer.focus()
 
     async def _pick_message(self, title: str) -> str | None:
+        from circle.entrypoints.tui._tree import said, who
+
         history = await self.host.checkpoints()
         items = [
-            (c.id, f"{c.message.role:<9} {_format.one_line(c.message.text or '(tool calls)', 90)}")
+            (c.id, f"{who(c.message):<7} {_format.one_line(said(c.message) or '(tool calls)', 90)}")
             for c in reversed(history)
             if c.message.role == "user" or (c.message.role == "assistant" and c.message.text.strip())
         ]
