@@ -339,6 +339,23 @@ async def test_a_read_expecting_one_file_refuses_another_at_the_path(h: Harness)
             await h.fs.read_lines(path, offset=1, limit=1, follow_symlinks=False, expect=judged)
 
 
+@pytest.mark.parametrize("lines", [3, 40_000], ids=["small", "past the inline size"])
+async def test_a_line_window_by_a_held_stat_reads_that_file_and_refuses_another(
+    h: Harness, lines: int
+) -> None:
+    async with asyncio.timeout(10):
+        path = h.write("f.txt", "".join(f"line {n}\n" for n in range(1, lines + 1)))
+        judged = await h.fs.stat(path)
+        assert judged is not None
+        window = await h.fs.read_lines(path, offset=lines - 1, limit=5, follow_symlinks=False, expect=judged)
+        assert (window.lines, window.more) == ([f"line {lines - 1}", f"line {lines}"], False)
+        other = h.write("g.txt", "another file\n")  # made while f.txt stands: another file
+        await h.fs.delete(path)
+        h.hardlink("f.txt", other)
+        with pytest.raises(PathChangedError):
+            await h.fs.read_lines(path, offset=1, limit=1, follow_symlinks=False, expect=judged)
+
+
 async def test_scan_keeps_the_files_asked_for_hidden_ones_included_and_stops_at_its_limit(h: Harness) -> None:
     async with asyncio.timeout(10):
         h.write(".env", "K=1")
