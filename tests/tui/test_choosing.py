@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from textual.widgets import OptionList
 
+from circle.domain.messages import Message
 from circle.entrypoints.tui._recent import relative_when
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.picker import PickerScreen
@@ -40,6 +41,7 @@ async def test_the_resume_flag_picker_shows_when_each_session_was_used(
     now = time.time()
     backend.store = InMemorySessionStore(clock=lambda: now - 2 * 3600 - 30)
     await backend.store.create_session(workspace=WORKSPACE, session_id="earlier", title="the earlier work")
+    await backend.store.append("earlier", Message.user("start the earlier work"))  # offered: it has one
     app = make_app(resume=True)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, PickerScreen))
@@ -55,6 +57,7 @@ async def test_slash_resume_shows_when_each_session_was_used(
     now = time.time()
     backend.store = InMemorySessionStore(clock=lambda: now - 3 * 60)
     await backend.store.create_session(workspace=WORKSPACE, session_id="earlier", title="the earlier work")
+    await backend.store.append("earlier", Message.user("start the earlier work"))  # offered: it has one
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.host is not None)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from textual.widgets import Input, Static
 
+from circle.domain.messages import Message
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.setup import SetupScreen
 from circle.entrypoints.tui.screens.trust import TrustScreen
@@ -125,6 +126,7 @@ async def test_resume_flag_opens_the_session_picker(
     from circle.entrypoints.tui.screens.picker import PickerScreen
 
     await backend.store.create_session(workspace=WORKSPACE, session_id="earlier", title="the earlier work")
+    await backend.store.append("earlier", Message.user("start the earlier work"))  # offered: it has one
     app = make_app(resume=True)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, PickerScreen))
