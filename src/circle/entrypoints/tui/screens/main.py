@@ -326,14 +326,19 @@ class MainScreen(Screen[None]):
 
     def on_key(self, event: events.Key) -> None:
         """A printable key no focused widget took goes to the input box (when it is shown)."""
+        if not isinstance(self.focused, (TextArea, Input)):
+            self.take_typed(event)
+
+    def take_typed(self, event: events.Key) -> bool:
+        """A printable key typed outside the input box goes into it, focused at once (the keys
+        typed after it follow it there); False when it is not printable or the box is hidden."""
         if not (event.is_printable and event.character) or not self.composer.display:
-            return
-        if isinstance(self.focused, (TextArea, Input)):
-            return
+            return False
         event.stop()
         event.prevent_default()
-        self.composer.focus()
+        self.set_focus(self.composer)
         self.composer.type_text(event.character)
+        return True
 
     def on_screen_resume(self) -> None:
         """Back from a record or a picker: typing goes to the input box again (or to the card)."""

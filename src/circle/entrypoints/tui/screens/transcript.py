@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -16,6 +17,7 @@ from textual.widgets import Static
 from circle.domain.display import escape_for_display
 from circle.domain.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from circle.entrypoints.tui._format import edit_preview, tool_title
+from circle.entrypoints.tui.widgets.stale_keys import TakesTyping
 from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, command_text, diff_text
 
 TITLE = "Transcript, every output in full · esc or ctrl+o closes · pgup pgdn home end"
@@ -63,7 +65,6 @@ class TranscriptScreen(Screen[None]):
     BINDINGS = [  # noqa: RUF012
         Binding("escape", "close", "close", show=False),
         Binding("ctrl+o", "close", "close", show=False, priority=True),
-        Binding("q", "close", "close", show=False),
     ]
 
     def __init__(self, messages: Sequence[Message], *, diffs: Mapping[str, str] | None = None) -> None:
@@ -80,6 +81,14 @@ class TranscriptScreen(Screen[None]):
     def on_mount(self) -> None:
         self.scroll.focus()
         self.call_after_refresh(self.scroll.scroll_end, animate=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key closes the transcript and goes into the input box below it."""
+        below = next((s for s in reversed(self.app.screen_stack) if isinstance(s, TakesTyping)), None)
+        if below is None or not below.take_typed(event):
+            return
+        if self.app.screen is self:
+            self.dismiss(None)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from rich.text import Text
+from textual import events
 from textual import message as ui
 from textual.await_complete import AwaitComplete
 from textual.containers import Vertical, VerticalScroll
@@ -37,6 +38,7 @@ from circle.entrypoints.tui._format import clip, tool_title
 from circle.entrypoints.tui.widgets.earlier import PIN_S, TAIL, Earlier, tail_start
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
+from circle.entrypoints.tui.widgets.stale_keys import type_outside
 from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, OUTPUT_LINES, ToolRow, command_text, diff_text
 
 DRAWS_PER_S = 15
@@ -189,6 +191,9 @@ class ConversationView(VerticalScroll):
         """Go to the end and follow it again (once the new layout is known)."""
         self._set_unseen(False)
         self.call_after_refresh(self._anchor_if_taller)
+
+    def on_key(self, event: events.Key) -> None:
+        type_outside(self, event)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -22,6 +23,8 @@ from textual.screen import Screen
 from textual.visual import VisualType
 from textual.widget import Widget
 from textual.widgets import Input, Static
+
+from circle.entrypoints.tui.widgets.stale_keys import pass_on
 
 if TYPE_CHECKING:
     from circle.entrypoints.tui.screens.main import MainScreen
@@ -117,6 +120,31 @@ class Finder:
         return f"{self.current + 1} of {len(self.matches)}"
 
 
+class _Field(Input):
+    """The bar's input; a key read after esc closed the bar goes on to where the focus went."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if pass_on(self, event):
+            return
+        bar = self.parent
+        if isinstance(bar, FindBar) and (typed := _after_esc(event)) is not None:
+            event.stop()
+            event.prevent_default()
+            bar.action_close()  # esc, then a key typed at once: the terminal sent them as alt+key
+            if (focused := self.screen.focused) is not None and focused is not self:
+                focused.post_message(events.Key(typed, typed))
+            return
+        await super()._on_key(event)
+
+
+def _after_esc(event: events.Key) -> str | None:
+    """The character of alt+<character>: what a terminal reads from esc and a key typed at once."""
+    character = event.character
+    if character and len(character) == 1 and character.isprintable() and event.key == f"alt+{character}":
+        return character
+    return None
+
+
 class FindBar(Horizontal):
     """The bar; hidden until :meth:`open`."""
 
@@ -155,7 +183,7 @@ class FindBar(Horizontal):
     def __init__(self, root: Widget) -> None:
         super().__init__(id="find-bar")
         self.finder = Finder(root)
-        self.field = Input(placeholder="find in the conversation", id="find-input")
+        self.field = _Field(placeholder="find in the conversation", id="find-input")
         self.count = Static("", id="find-count", markup=False)
         self._back_to: Widget | None = None
 

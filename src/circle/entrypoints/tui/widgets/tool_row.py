@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from circle.domain.display import command_lines, escape_for_display, more_lines
 from circle.entrypoints.tui._format import clip, edit_preview, tool_title
+from circle.entrypoints.tui.widgets.stale_keys import type_outside
 
 OUTPUT_LINES = 12
 DIFF_LINES = 40
@@ -141,6 +142,8 @@ class ToolRow(Vertical, can_focus=True):
         self.toggle()
 
     def on_key(self, event: events.Key) -> None:
+        if type_outside(self, event):
+            return
         if event.key == "enter" and self.folds:
             event.stop()
             self.toggle()

@@ -1,0 +1,52 @@
+"""Keys typed in one burst with the key that moves the focus.
+
+Textual queues each key at the widget focused when the key is read, and a key's bubbling to the
+screen waits behind the keys queued after it. So a key that reached a widget the focus has since
+left goes on to the widget focused now (:func:`pass_on`), and a row or the conversation (no text
+of their own) hand a printable key to the screen at once (:func:`type_outside`; the screen is
+:class:`TakesTyping`: it focuses the input box and types the key): no key is lost, and enter is
+not taken by a row the cursor already left.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from textual import events
+from textual.widget import Widget
+
+
+@runtime_checkable
+class TakesTyping(Protocol):
+    """A screen that puts a printable key typed outside its input box into that box."""
+
+    def take_typed(self, event: events.Key) -> bool:
+        """Type ``event`` into the input box, focused at once; False when it is not printable or
+        the box is not shown."""
+        ...
+
+
+def pass_on(widget: Widget, event: events.Key) -> bool:
+    """Send a key that reached ``widget`` after the focus left it to the widget focused now; True
+    when it was sent (and stopped here)."""
+    if not widget.is_attached:
+        return False
+    focused = widget.screen.focused
+    if focused is None or widget in focused.ancestors_with_self:
+        return False  # focused here, or the key bubbles up from the focused widget inside
+    event.stop()
+    event.prevent_default()
+    focused.post_message(events.Key(event.key, event.character))
+    return True
+
+
+def type_outside(widget: Widget, event: events.Key) -> bool:
+    """A key that reached ``widget``, which has no text of its own: passed on when the focus left
+    it, else a printable key goes into the input box at once; True when it went elsewhere."""
+    if pass_on(widget, event):
+        return True
+    screen = widget.screen
+    return screen.focused is widget and isinstance(screen, TakesTyping) and screen.take_typed(event)
+
+
+__all__ = ["TakesTyping", "pass_on", "type_outside"]

@@ -1,0 +1,87 @@
+"""Printable keys reach the input box whatever has the focus: after Tab moved it to a row, after
+esc closed the find bar, while the transcript is open."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from textual import events
+
+from circle.application.ports.process_runner import ProcessResult
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.widgets.conversation import TurnLine
+from circle.entrypoints.tui.widgets.tool_row import ToolRow
+from circle.testing import Call, FakeProcessRunner, answer
+
+from .conftest import FakeBackend, main_screen, send, until
+
+OUTPUT = "".join(f"out {n}\n" for n in range(40))
+
+
+@pytest.mark.parametrize("where", ["row", "conversation"])
+async def test_keys_typed_in_a_burst_after_tab_reach_the_input_box_and_enter_sends(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, where: str
+) -> None:
+    backend.processes = FakeProcessRunner(
+        {"ls": ProcessResult(exit_code=0, output=OUTPUT)}, files=backend.files
+    )
+    backend.model.add(answer("", Call("execute", {"command": "ls"})), answer("Listed."), answer("Hi."))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "list")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        row = screen.conversation.query_one(ToolRow)
+        assert row.folds
+        screen.set_focus(row if where == "row" else screen.conversation)
+        await pilot.pause(0.1)
+        for key, character in (("h", "h"), ("i", "i"), ("enter", "\r")):  # one burst, as a terminal sends
+            app.post_message(events.Key(key, character))
+        await pilot.pause(0.5)
+        await until(pilot, lambda: len(backend.model.requests) == 3)
+        assert not row.expanded, "enter went to the row"
+        assert screen.composer.has_focus and screen.composer.text == ""
+
+
+async def test_keys_typed_while_the_transcript_is_open_go_to_the_input_box(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.entrypoints.tui.screens.transcript import TranscriptScreen
+
+    backend.model.add(answer("First."), answer("Second."))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "one")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        for key in ("q", "u", "i"):  # one burst, as a terminal sends
+            app.post_message(events.Key(key, key))
+        await until(pilot, lambda: app.screen is screen and screen.composer.text == "qui")
+        assert screen.composer.has_focus
+
+
+async def test_after_esc_closes_the_find_bar_the_next_keys_go_to_the_input_box(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.entrypoints.tui.widgets.find_bar import FindBar
+
+    backend.model.add(answer("hello there"))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "one")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await pilot.press("ctrl+f", *"hello", "enter")
+        bar = screen.query_one(FindBar)
+        assert bar.field.value == "hello"
+        # esc and the next keys in one burst: a terminal reads "esc f" as alt+f
+        for key, character in (("alt+f", "f"), ("1", "1"), ("f", "f"), ("2", "2")):
+            app.post_message(events.Key(key, character))
+        await until(pilot, lambda: screen.composer.text == "f1f2")
+        assert not bar.display and bar.field.value == "hello" and screen.composer.has_focus
