@@ -50,13 +50,14 @@ PartPhase = Literal["start", "delta", "end"]
 class MessageUpdated:
     """The model's answer grows: a part of ``kind`` starts, gets ``delta``, or ends (``delta`` is
     empty at its start and end). ``content_index`` is the part's position in ``partial.parts``,
-    the answer so far."""
+    the answer so far; a tool call's start names its ``stream_index``, the wire's index of it."""
 
     kind: DeltaKind
     delta: str
     content_index: int
     partial: Message | None = None
     phase: PartPhase = "delta"
+    stream_index: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,6 +143,7 @@ def _emit_changes(
                 content_index=change.index,
                 partial=partial,
                 phase=change.phase,
+                stream_index=change.stream_index,
             )
         )
 

@@ -27,12 +27,14 @@ PartKind = Literal["text", "thinking", "toolcall"]
 
 @dataclass(frozen=True, slots=True)
 class PartChange:
-    """A part of ``kind`` at ``index`` started, got ``delta``, or ended."""
+    """A part of ``kind`` at ``index`` started, got ``delta``, or ended. A tool call's start also
+    names its ``stream_index``, the index the wire's stream gave the call."""
 
     phase: Literal["start", "delta", "end"]
     kind: PartKind
     index: int
     delta: str = ""
+    stream_index: int | None = None
 
 
 class PartTracker:
@@ -58,7 +60,11 @@ class PartTracker:
                 return self._grow("thinking", before, text)
             case ToolCallStarted(index=index):
                 self._calls[index] = self.assembler.part_count - 1
-                return self._grow("toolcall", before, "")
+                changes = self._grow("toolcall", before, "")
+                return [
+                    PartChange(c.phase, c.kind, c.index, stream_index=index) if c.kind == "toolcall" else c
+                    for c in changes
+                ]
             case ToolCallDelta(index=index, arguments=arguments):
                 position = self._calls.get(index)
                 if position is None or not arguments:

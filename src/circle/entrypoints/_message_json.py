@@ -4,7 +4,7 @@ with Circle's token names and pi's beside them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -21,6 +21,7 @@ from circle.domain.messages import (
     ToolResultPart,
     Usage,
 )
+from circle.domain.partial_json import partial_object
 from circle.domain.pricing import PER_TOKENS
 
 from ._stop_names import STOP_NAMES
@@ -127,14 +128,51 @@ def _first_changed_line(diff: str) -> int | None:
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)")
 
 
+STREAM_FIELDS: dict[str, tuple[str, str | None]] = {
+    "openai-completions": ("partialArgs", "streamIndex"),
+    "anthropic-messages": ("partialJson", "index"),
+    "openai-responses": ("partialJson", None),
+}
+"""pi's names, by ``api``, for a streaming tool call's raw arguments so far and its index in the
+wire's stream (pi's Responses adapter keeps no index)."""
+
+
 def message_json(
-    message: Message, *, timestamp: int | None = None, origin: Origin | None = None
+    message: Message,
+    *,
+    timestamp: int | None = None,
+    origin: Origin | None = None,
+    open_calls: Mapping[int, int | None] | None = None,
 ) -> dict[str, JsonValue]:
-    """``message`` in pi's shape; ``timestamp`` (ms since the epoch) and ``origin`` when known."""
-    data = _message_body(message, origin or Origin())
+    """``message`` in pi's shape; ``timestamp`` (ms since the epoch) and ``origin`` when known.
+
+    ``open_calls`` names the tool calls of a partial answer still streaming (their position in
+    its parts -> the wire's index of each): those carry the arguments read so far and pi's
+    scratch fields, the raw text so far and the index (see :data:`STREAM_FIELDS`).
+    """
+    origin = origin or Origin()
+    data = _message_body(message, origin)
+    if open_calls and isinstance(content := data.get("content"), list):
+        _mark_open_calls(content, message, open_calls, api=origin.api)
     if timestamp is not None:
         data["timestamp"] = timestamp
     return data
+
+
+def _mark_open_calls(
+    content: list[JsonValue], message: Message, open_calls: Mapping[int, int | None], *, api: str
+) -> None:
+    raw_name, index_name = STREAM_FIELDS.get(api, STREAM_FIELDS["openai-completions"])
+    for position, stream_index in open_calls.items():
+        if position >= min(len(content), len(message.parts)):
+            continue
+        part, block = message.parts[position], content[position]
+        if not isinstance(part, ToolCallPart) or not isinstance(block, dict):
+            continue
+        block["arguments"] = partial_object(part.arguments)
+        block[raw_name] = part.arguments
+        if index_name is not None and stream_index is not None:
+            block[index_name] = stream_index
 
 
 def _message_body(message: Message, origin: Origin) -> dict[str, JsonValue]:
@@ -168,4 +206,13 @@ def _message_body(message: Message, origin: Origin) -> dict[str, JsonValue]:
     return data
 
 
-__all__ = ["API_NAMES", "Origin", "Prices", "content_json", "message_json", "tool_details", "usage_json"]
+__all__ = [
+    "API_NAMES",
+    "STREAM_FIELDS",
+    "Origin",
+    "Prices",
+    "content_json",
+    "message_json",
+    "tool_details",
+    "usage_json",
+]

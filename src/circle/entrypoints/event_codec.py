@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import assert_never
 
 from pydantic import JsonValue
@@ -40,6 +40,7 @@ from circle.domain.messages import (
     ToolCallPart,
 )
 
+from ._compaction_json import compaction_end_json, compaction_result
 from ._langchain_json import langchain_json, langchain_system
 from ._message_json import API_NAMES, Origin, content_json, message_json, tool_details, usage_json
 from ._stop_names import STOP_NAMES
@@ -66,8 +67,24 @@ class EventEncoder:
         self._answer: JsonValue = None
         self._results: list[JsonValue] = []
         """The turn's last answer and the tool results after it, for pi's ``turn_end`` fields."""
+        self._held: list[dict[str, JsonValue]] | None = None
+        """An answer's ``message_start`` (and ``start``) until the next event: written before it,
+        unless the answer fails first, when pi's ``message_start`` carries the failed answer."""
+        self._open_calls: dict[int, int | None] = {}
+        """The answer's tool calls still streaming: position in its parts -> the wire's index."""
+        self._last_ended: int | None = None
+        self._unstored: list[tuple[int | None, JsonValue]] = []
+        """Failed answers (never stored) with the id() of the message ended before each, so that
+        ``agent_end`` lists them where they came, as pi does."""
 
     def lines(self, event: AgentEvent) -> list[dict[str, JsonValue]]:
+        """The lines ``event`` writes (an answer's ``message_start`` waits for the next event)."""
+        if self._held is None or (isinstance(event, MessageEnded) and _failed(event.message)):
+            return self._lines(event)
+        held, self._held = self._held, None
+        return [*held, *self._lines(event)]
+
+    def _lines(self, event: AgentEvent) -> list[dict[str, JsonValue]]:
         origin = self.origin
         match event:
             case MessageStarted(role=role):
@@ -75,25 +92,16 @@ class EventEncoder:
                 first = event_json(event, origin=origin, timestamp=self._started)
                 if role != "assistant":
                     return [first]
-                return [first, self._update({"type": "start"}, first["message"])]
+                self._open_calls = {}
+                self._held = [first, self._update({"type": "start"}, first["message"])]
+                return []
             case MessageUpdated():
-                return [event_json(event, origin=origin, timestamp=self._stamp())]
-            case MessageEnded(message=message):
-                self._stamps[id(message)] = self._stamp()
-                last = event_json(event, origin=origin, timestamp=self._stamps[id(message)])
-                self._started = None
-                body = last["message"]
-                if message.role == "tool":
-                    self._results.append(body)
-                if message.role != "assistant":
-                    return [last]
-                self._answer, self._results = body, []
-                if message.stop_reason in (StopReason.ABORTED, StopReason.ERROR):
-                    closing = {"type": "error", "reason": STOP_NAMES[message.stop_reason], "error": body}
-                    return [self._update(closing, body), last]
-                reason = STOP_NAMES[message.stop_reason or StopReason.END]
-                closing = {"type": "done", "reason": reason, "message": body}
-                return [self._update(closing, body), last, *self._retry_end(success=True)]
+                self._track_calls(event)
+                return [
+                    _update_json(event, origin=origin, timestamp=self._stamp(), open_calls=self._open_calls)
+                ]
+            case MessageEnded():
+                return self._ended(event)
             case RetryScheduled():
                 self._retrying = event.attempt
                 started: dict[str, JsonValue] = {
@@ -105,11 +113,9 @@ class EventEncoder:
                 }
                 return [event_json(event), started]
             case AgentEnded(session_id=session_id, messages=messages):
-                stamps, self._stamps = self._stamps, {}
-                listed: list[JsonValue] = [
-                    message_json(m, origin=origin, timestamp=stamps.get(id(m))) for m in messages
+                return [
+                    {"type": "agent_end", "messages": self._run_messages(messages), "session_id": session_id}
                 ]
-                return [{"type": "agent_end", "messages": listed, "session_id": session_id}]
             case TurnStarted():
                 self._answer, self._results = None, []
                 return [event_json(event, origin=origin)]
@@ -135,6 +141,54 @@ class EventEncoder:
             ended["finalError"] = final_error
         self._retrying = 0
         return [ended]
+
+    def _ended(self, event: MessageEnded) -> list[dict[str, JsonValue]]:
+        """A message's ``message_end``; an answer's ``done`` or ``error`` update before it, and
+        pi's ``message_start`` of a failed answer whose start was still held."""
+        origin, message = self.origin, event.message
+        self._stamps[id(message)] = self._stamp()
+        last = event_json(event, origin=origin, timestamp=self._stamps[id(message)])
+        self._started = None
+        body = last["message"]
+        if message.role == "tool":
+            self._results.append(body)
+        if message.role != "assistant":
+            self._last_ended = id(message)
+            return [last]
+        self._answer, self._results = body, []
+        if _failed(message):
+            if event.checkpoint_id is None:
+                self._unstored.append((self._last_ended, body))
+            reason = STOP_NAMES[message.stop_reason or StopReason.ERROR]
+            closing: dict[str, JsonValue] = {"type": "error", "reason": reason, "error": body}
+            held, self._held = self._held, None
+            start: dict[str, JsonValue] = {"type": "message_start", "message": body}
+            opening = [start] if held is not None else []
+            return [*opening, self._update(closing, body), last]
+        self._last_ended = id(message)
+        reason = STOP_NAMES[message.stop_reason or StopReason.END]
+        closing = {"type": "done", "reason": reason, "message": body}
+        return [self._update(closing, body), last, *self._retry_end(success=True)]
+
+    def _run_messages(self, messages: Sequence[Message]) -> list[JsonValue]:
+        """The run's messages in pi's shape, with the failed answers never stored where they came."""
+        stamps, self._stamps = self._stamps, {}
+        unstored, self._unstored, self._last_ended = self._unstored, [], None
+        listed: list[JsonValue] = [body for after, body in unstored if after is None]
+        placed: set[int | None] = {None}
+        for message in messages:
+            listed.append(message_json(message, origin=self.origin, timestamp=stamps.get(id(message))))
+            listed += [body for after, body in unstored if after == id(message)]
+            placed.add(id(message))
+        return listed + [body for after, body in unstored if after not in placed]
+
+    def _track_calls(self, event: MessageUpdated) -> None:
+        if event.kind != "toolcall":
+            return
+        if event.phase == "start":
+            self._open_calls[event.content_index] = event.stream_index
+        elif event.phase == "end":
+            self._open_calls.pop(event.content_index, None)
 
     def _stamp(self) -> int:
         return self._started if self._started is not None else round(self.clock() * 1000)
@@ -226,7 +280,7 @@ def event_json(
         case CompactionStarted(session_id=session_id, reason=reason):
             return {"type": "compaction_start", "reason": reason, "session_id": session_id}
         case CompactionEnded():
-            return _compaction_end(event)
+            return compaction_end_json(event)
         case SubagentEvent(run_id=run_id, subagent_type=kind, description=description, event=inner):
             subagent: dict[str, JsonValue] = {
                 "id": run_id,
@@ -239,8 +293,16 @@ def event_json(
             assert_never(event)
 
 
+def _failed(message: Message) -> bool:
+    return message.role == "assistant" and message.stop_reason in (StopReason.ABORTED, StopReason.ERROR)
+
+
 def _update_json(
-    event: MessageUpdated, *, origin: Origin | None, timestamp: int | None
+    event: MessageUpdated,
+    *,
+    origin: Origin | None,
+    timestamp: int | None,
+    open_calls: Mapping[int, int | None] | None = None,
 ) -> dict[str, JsonValue]:
     update: dict[str, JsonValue] = {
         "type": f"{event.kind}_{event.phase}",
@@ -257,52 +319,10 @@ def _update_json(
             update["content"] = part.text
     data: dict[str, JsonValue] = {"type": "message_update"}
     if partial is not None:
-        body = message_json(partial, timestamp=timestamp, origin=origin)
+        body = message_json(partial, timestamp=timestamp, origin=origin, open_calls=open_calls)
         data["message"] = body
         update["partial"] = body
     data["assistantMessageEvent"] = update
-    return data
-
-
-def compaction_result(event: CompactionEnded) -> JsonValue:
-    """pi's CompactionResult of a compaction that succeeded (null for one that failed)."""
-    if event.error is not None:
-        return None
-    return {
-        "summary": event.summary,
-        "firstKeptEntryId": event.summary_checkpoint_id,
-        "tokensBefore": event.tokens_before,
-        "details": {
-            "readFiles": list(event.read_files),
-            "modifiedFiles": list(event.modified_files),
-            "summarized": event.summarized,
-            "kept": event.kept,
-            "tokensAfter": event.tokens_after,
-        },
-    }
-
-
-def _compaction_end(event: CompactionEnded) -> dict[str, JsonValue]:
-    """pi's ``result``, ``aborted``, ``willRetry`` and ``errorMessage``, then Circle's own counts."""
-    result = compaction_result(event)
-    data: dict[str, JsonValue] = {
-        "type": "compaction_end",
-        "reason": event.reason,
-        "result": result,
-        "aborted": False,
-        "willRetry": event.will_retry,
-        "session_id": event.session_id,
-        "summarized": event.summarized,
-        "kept": event.kept,
-        "tokens_before": event.tokens_before,
-        "tokens_after": event.tokens_after,
-        "summary_checkpoint_id": event.summary_checkpoint_id,
-        "history_file": event.history_file,
-        "will_retry": event.will_retry,
-    }
-    if event.error is not None:
-        data["error"] = event.error
-        data["errorMessage"] = f"Compaction failed: {event.error}"
     return data
 
 
