@@ -85,3 +85,34 @@ async def test_after_esc_closes_the_find_bar_the_next_keys_go_to_the_input_box(
             app.post_message(events.Key(key, character))
         await until(pilot, lambda: screen.composer.text == "f1f2")
         assert not bar.display and bar.field.value == "hello" and screen.composer.has_focus
+
+
+async def test_a_shown_only_command_unfolds_by_click_and_by_enter_and_is_in_the_transcript(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.entrypoints.tui.screens.transcript import TranscriptScreen
+    from circle.entrypoints.tui.widgets.shell_row import ShellRow
+
+    seq = "".join(f"{n}\n" for n in range(1, 61))
+    backend.processes = FakeProcessRunner(
+        {"seq 1 60": ProcessResult(exit_code=0, output=seq)}, files=backend.files
+    )
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "!!seq 1 60")
+        await until(pilot, lambda: bool(screen.conversation.query(ShellRow)))
+        row = screen.conversation.query_one(ShellRow)
+        assert "36 more lines" in str(row.render()) and row.folds
+        await pilot.click(row, offset=(2, row.size.height - 1))  # its last line, in sight
+        await until(pilot, lambda: row.expanded and "more lines" not in str(row.render()))
+        assert screen.composer.has_focus
+        screen.set_focus(row)
+        await pilot.press("enter")
+        await until(pilot, lambda: not row.expanded)
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        transcript = app.screen
+        assert isinstance(transcript, TranscriptScreen)
+        assert "!! seq 1 60" in transcript.text and "\n60" in transcript.text

@@ -254,7 +254,9 @@ class MainScreen(Screen[None]):
         finally:
             if not self.host.session.is_running:
                 self.busy.hide()
-        self.conversation.add(ShellRow(outcome.command, outcome.output, code=outcome.exit_code, sent=sent))
+        after = len(self.host.session.conversation.messages)
+        row = ShellRow(outcome.command, outcome.output, code=outcome.exit_code, sent=sent, after=after)
+        self.conversation.add(row)
 
     async def _list_folder(self, folder: str) -> list[tuple[str, bool]]:
         import posixpath
@@ -374,7 +376,9 @@ class MainScreen(Screen[None]):
         from circle.entrypoints.tui.screens.transcript import TranscriptScreen
 
         diffs = {call: row.diff for call, row in self.conversation.tools.items() if row.diff}
-        self.app.push_screen(TranscriptScreen(self.host.session.conversation.messages, diffs=diffs))
+        unsent = [(row.after, row.whole()) for row in self.conversation.query(ShellRow) if not row.sent]
+        messages = self.host.session.conversation.messages
+        self.app.push_screen(TranscriptScreen(messages, diffs=diffs, asides=unsent))
 
     def action_page_home(self) -> None:
         """ctrl+home: the start of the conversation (End or ctrl+end comes back)."""

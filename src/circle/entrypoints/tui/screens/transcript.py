@@ -23,11 +23,18 @@ from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, command_text, di
 TITLE = "Transcript, every output in full · esc or ctrl+o closes · pgup pgdn home end"
 
 
-def transcript_text(messages: Sequence[Message], *, diffs: Mapping[str, str] | None = None) -> Text:
+def transcript_text(
+    messages: Sequence[Message],
+    *,
+    diffs: Mapping[str, str] | None = None,
+    asides: Sequence[tuple[int, Text]] = (),
+) -> Text:
     """``messages`` as one text: the person's messages, thinking, answers, calls and results;
-    ``diffs``: a file call's real diff by its call id (else the one its arguments make)."""
+    ``diffs``: a file call's real diff by its call id (else the one its arguments make);
+    ``asides``: what was shown but never sent (a ``!!`` command), after so many messages."""
     text = Text()
-    for message in messages:
+    for index, message in enumerate(messages):
+        _asides(text, asides, index)
         if message.role == "user":
             text.append("› ", style="bold")
             text.append(escape_for_display(message.text) + "\n\n", style="bold")
@@ -42,8 +49,16 @@ def transcript_text(messages: Sequence[Message], *, diffs: Mapping[str, str] | N
             elif isinstance(part, ToolResultPart):
                 shown = escape_for_display(part.text.rstrip()) or "(no output)"
                 text.append(shown + "\n\n", style="red" if part.is_error else "")
+    _asides(text, asides, len(messages))
     text.rstrip()
     return text
+
+
+def _asides(text: Text, asides: Sequence[tuple[int, Text]], index: int) -> None:
+    for after, aside in asides:
+        if after == index:
+            text.append_text(aside)
+            text.append("\n\n")
 
 
 def _call(part: ToolCallPart, real: str | None) -> Text:
@@ -67,9 +82,15 @@ class TranscriptScreen(Screen[None]):
         Binding("ctrl+o", "close", "close", show=False, priority=True),
     ]
 
-    def __init__(self, messages: Sequence[Message], *, diffs: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        messages: Sequence[Message],
+        *,
+        diffs: Mapping[str, str] | None = None,
+        asides: Sequence[tuple[int, Text]] = (),
+    ) -> None:
         super().__init__()
-        self.body = transcript_text(messages, diffs=diffs)
+        self.body = transcript_text(messages, diffs=diffs, asides=asides)
         self.text = self.body.plain
         self.scroll = VerticalScroll(id="transcript-body")
 

@@ -34,12 +34,13 @@ from circle.application.events import (
 )
 from circle.domain.display import escape_for_display
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from circle.entrypoints.tui._format import clip, tool_title
+from circle.entrypoints.tui._format import tool_title
 from circle.entrypoints.tui.widgets.earlier import PIN_S, TAIL, Earlier, tail_start
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
+from circle.entrypoints.tui.widgets.shell_row import ShellRow
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
-from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, OUTPUT_LINES, ToolRow, command_text, diff_text
+from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, ToolRow, command_text, diff_text
 
 DRAWS_PER_S = 15
 
@@ -131,24 +132,6 @@ class Thinking(Collapsible):
 
     def finish(self) -> None:
         self.title = f"Thought ({len(self.text.split())} words)"
-
-
-class ShellRow(Static):
-    """A command the person ran with ``!`` (sent to the model) or ``!!`` (only shown)."""
-
-    def __init__(
-        self, command: str, output: str, *, code: int | None, sent: bool, said: str | None = None
-    ) -> None:
-        shown, more = clip(escape_for_display(output.rstrip()), OUTPUT_LINES * 2)
-        text = command_text(command, prompt="! " if sent else "!! ")
-        text.append("\n")
-        text.append(shown)
-        if more:
-            text.append(f"\n… {more} more lines", style="dim")
-        status = f"exit code {code}" if code is not None else "stopped"
-        said = said or ("goes to the model with your next message" if sent else "not sent to the model")
-        text.append(f"\n[{status}; {said}]", style="dim")
-        super().__init__(text, classes="shell-row")
 
 
 class ConversationView(VerticalScroll):
