@@ -90,3 +90,19 @@ def test_a_zero_budget_allows_nothing() -> None:
 )
 def test_dollars_are_written_for_people(amount: float, text: str) -> None:
     assert format_usd(amount) == text
+
+
+def test_a_sessions_cost_by_kind_adds_up_to_its_total() -> None:
+    from circle.domain.pricing import session_cost_parts
+
+    prices = Prices(input=3, output=15, cache_read=0.3, cache_write=3.75)
+    answers = [
+        Message(role="assistant", parts=(), usage=Usage(input=100, output=20, cache_read=50, cache_write=10)),
+        Message(role="assistant", parts=(), usage=Usage(input=7, output=3)),
+    ]
+    parts = session_cost_parts(answers, lambda _model: prices)
+    assert parts is not None and parts.total == session_cost(answers, lambda _model: prices)
+    kinds = parts.input + parts.output + parts.cache_read + parts.cache_write
+    assert kinds == pytest.approx(parts.total)
+    assert parts.cache_write == pytest.approx(10 * 3.75 / 1e6)
+    assert session_cost_parts(answers, lambda _model: None) is None

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
+from circle.application.runtime import Runtime
+from circle.domain.catalog import ModelInfo, Prices
+from circle.domain.messages import Usage
 from circle.entrypoints._rpc_io import Output
 from circle.entrypoints.rpc import RpcServer
-from circle.testing import Call, answer
+from circle.testing import Call, InMemoryCatalog, answer
 
 from .test_compaction import Setup
 
@@ -49,3 +54,33 @@ async def test_context_usage_is_what_the_endpoint_counted_and_unknown_after_a_co
     after = await server.commands["get_session_stats"](server, {})
     assert isinstance(after, dict) and isinstance(usage := after["contextUsage"], dict)
     assert (usage["tokens"], usage["percent"]) == (None, None)
+
+
+class PricedSetup(Setup):
+    """The compaction setup with a model the catalog prices."""
+
+    def runtime(self) -> Runtime:
+        runtime = super().runtime()
+        prices = Prices(input=3, output=15, cache_read=0.3, cache_write=3.75)
+        info = ModelInfo(id="scripted", provider="test", context_window=self.window, prices=prices)
+        runtime.ports.catalog = InMemoryCatalog([info])
+        return runtime
+
+
+async def test_the_stats_token_cost_is_the_priced_total_cost_says() -> None:
+    setup = PricedSetup()
+    setup.model.add(answer("", Call("ls", {}), usage=Usage(input=1000, output=200)), answer("done"))
+    runtime = setup.runtime()
+    session = await runtime.new_session()
+    server = RpcServer(runtime, session, Output(io.StringIO()), job_wait_s=0)
+    await session.prompt("look around")
+
+    stats = await server.commands["get_session_stats"](server, {})
+
+    assert isinstance(stats, dict) and isinstance(tokens := stats["tokens"], dict)
+    assert isinstance(priced := tokens["cost"], dict) and isinstance(spent := stats["cost"], float)
+    assert spent > 0 and priced["total"] == spent
+    assert priced["input"] == pytest.approx((1000 + 10) * 3 / 1e6)
+    assert priced["output"] == pytest.approx((200 + 5) * 15 / 1e6)
+    costs = stats["costs"]
+    assert isinstance(costs, dict) and costs["total"] == spent

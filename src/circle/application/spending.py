@@ -12,7 +12,15 @@ from collections.abc import Iterable
 from circle.domain.catalog import ModelInfo, Prices
 from circle.domain.errors import UsageLimitError
 from circle.domain.messages import Message, Usage
-from circle.domain.pricing import Budget, BudgetStatus, cost, format_usd, session_cost
+from circle.domain.pricing import (
+    Budget,
+    BudgetStatus,
+    CostParts,
+    cost,
+    cost_parts,
+    format_usd,
+    session_cost_parts,
+)
 
 from .events import BudgetWarned
 from .ports.model_catalog import ModelCatalog
@@ -60,8 +68,12 @@ class CostMeter:
     def session_cost(self, messages: Iterable[Message]) -> float | None:
         """What every answer in ``messages`` cost, or None when one's price is unknown (nothing
         spent on an unpriced model included: its cost is unknown as every other line says)."""
-        spent = session_cost(messages, self.prices_for)
-        return None if not spent and self.info.prices is None else spent
+        parts = self._stored_parts(messages)
+        return None if parts is None else parts.total
+
+    def _stored_parts(self, messages: Iterable[Message]) -> CostParts | None:
+        spent = session_cost_parts(messages, self.prices_for)
+        return None if (spent is None or not spent.total) and self.info.prices is None else spent
 
     def count_unstored(self, usage: Usage) -> None:
         """Add the tokens of answers the conversation does not store (a subagent's) to the session's."""
@@ -73,7 +85,13 @@ class CostMeter:
 
     def total_cost(self, messages: Iterable[Message], unstored: Usage) -> float | None:
         """The answers in ``messages`` plus the ``unstored`` tokens, or None when a price is unknown."""
-        stored, apart = self.session_cost(messages), self.usage_cost(unstored)
+        parts = self.total_cost_parts(messages, unstored)
+        return None if parts is None else parts.total
+
+    def total_cost_parts(self, messages: Iterable[Message], unstored: Usage) -> CostParts | None:
+        """:meth:`total_cost` by kind of token (input, output, cache reads and writes)."""
+        stored = self._stored_parts(messages)
+        apart = CostParts() if unstored.total == 0 else cost_parts(unstored, self.info.prices)
         return None if stored is None or apart is None else stored + apart
 
     def check(self, messages: Iterable[Message]) -> BudgetWarned | None:

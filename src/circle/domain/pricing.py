@@ -18,22 +18,49 @@ PER_TOKENS = 1_000_000
 WARN_FRACTION = 0.8
 
 
-def cost(usage: Usage, prices: Prices | None) -> float | None:
-    """What ``usage`` cost at ``prices`` (US dollars per million tokens), or None when unpriced."""
+@dataclass(frozen=True, slots=True)
+class CostParts:
+    """What tokens cost in US dollars, by kind, and their ``total``; parts add up with ``+``."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+    total: float = 0.0
+
+    def __add__(self, other: CostParts) -> CostParts:
+        return CostParts(
+            input=self.input + other.input,
+            output=self.output + other.output,
+            cache_read=self.cache_read + other.cache_read,
+            cache_write=self.cache_write + other.cache_write,
+            total=self.total + other.total,
+        )
+
+
+def cost_parts(usage: Usage, prices: Prices | None) -> CostParts | None:
+    """What ``usage`` cost at ``prices`` (US dollars per million tokens), by kind; None when unpriced."""
     if prices is None:
         return None
-    total = (
-        usage.input * prices.input
-        + usage.output * prices.output
-        + usage.cache_read * prices.cache_read
-        + usage.cache_write * prices.cache_write
+    parts = (
+        usage.input * prices.input,
+        usage.output * prices.output,
+        usage.cache_read * prices.cache_read,
+        usage.cache_write * prices.cache_write,
     )
-    return total / PER_TOKENS
+    each = [part / PER_TOKENS for part in parts]
+    return CostParts(each[0], each[1], each[2], each[3], total=sum(parts) / PER_TOKENS)
 
 
-def session_cost(
+def cost(usage: Usage, prices: Prices | None) -> float | None:
+    """What ``usage`` cost at ``prices`` (US dollars per million tokens), or None when unpriced."""
+    parts = cost_parts(usage, prices)
+    return None if parts is None else parts.total
+
+
+def session_cost_parts(
     messages: Iterable[Message], prices_for: Callable[[str | None], Prices | None]
-) -> float | None:
+) -> CostParts | None:
     """The cost of every model answer in ``messages``, each at the prices of the model that wrote it.
 
     Args:
@@ -41,17 +68,25 @@ def session_cost(
         prices_for: the prices of a model id (``None`` for an answer that names no model).
 
     Returns:
-        The sum, or None when an answer's model has no known price.
+        The sum by kind, or None when an answer's model has no known price.
     """
-    total = 0.0
+    total = CostParts()
     for message in messages:
         if message.role != "assistant" or message.usage is None:
             continue
-        spent = cost(message.usage, prices_for(message.model))
+        spent = cost_parts(message.usage, prices_for(message.model))
         if spent is None:
             return None
         total += spent
     return total
+
+
+def session_cost(
+    messages: Iterable[Message], prices_for: Callable[[str | None], Prices | None]
+) -> float | None:
+    """The total of :func:`session_cost_parts`: every answer at its own model's prices, or None."""
+    parts = session_cost_parts(messages, prices_for)
+    return None if parts is None else parts.total
 
 
 class BudgetStatus(StrEnum):
@@ -97,8 +132,11 @@ __all__ = [
     "WARN_FRACTION",
     "Budget",
     "BudgetStatus",
+    "CostParts",
     "check_budget",
     "cost",
+    "cost_parts",
     "format_usd",
     "session_cost",
+    "session_cost_parts",
 ]

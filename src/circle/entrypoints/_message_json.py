@@ -22,7 +22,7 @@ from circle.domain.messages import (
     Usage,
 )
 from circle.domain.partial_json import partial_object
-from circle.domain.pricing import PER_TOKENS
+from circle.domain.pricing import CostParts, cost_parts
 
 from ._stop_names import STOP_NAMES
 
@@ -57,17 +57,13 @@ API_NAMES = {"anthropic": "anthropic-messages", "openai-chat": "openai-completio
 """Circle's protocol names -> pi's ``api`` names (``openai-responses`` is the same in both)."""
 
 
-def usage_json(usage: Usage, prices: ModelPrices | None = None) -> dict[str, JsonValue]:
+def usage_json(
+    usage: Usage, prices: ModelPrices | None = None, *, priced: CostParts | None = None
+) -> dict[str, JsonValue]:
     """Tokens in Circle's names and in pi's beside them (``cacheRead``, ``totalTokens``, ``cost``
-    in US dollars, zero where the price is unknown)."""
-    parts: dict[str, float] = {
-        "input": usage.input * prices.input if prices else 0.0,
-        "output": usage.output * prices.output if prices else 0.0,
-        "cacheRead": usage.cache_read * prices.cache_read if prices else 0.0,
-        "cacheWrite": usage.cache_write * prices.cache_write if prices else 0.0,
-    }
-    priced: dict[str, JsonValue] = {k: v / PER_TOKENS for k, v in parts.items()}
-    priced["total"] = sum(parts.values()) / PER_TOKENS
+    in US dollars, zero where the price is unknown). ``priced`` gives the cost when it is known
+    already (a session's answers, each at its own model's prices); else ``prices`` make it."""
+    parts = priced or cost_parts(usage, prices) or CostParts()
     return {
         "input": usage.input,
         "output": usage.output,
@@ -76,7 +72,13 @@ def usage_json(usage: Usage, prices: ModelPrices | None = None) -> dict[str, Jso
         "cacheRead": usage.cache_read,
         "cacheWrite": usage.cache_write,
         "totalTokens": usage.total,
-        "cost": priced,
+        "cost": {
+            "input": parts.input,
+            "output": parts.output,
+            "cacheRead": parts.cache_read,
+            "cacheWrite": parts.cache_write,
+            "total": parts.total,
+        },
     }
 
 

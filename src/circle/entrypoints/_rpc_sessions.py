@@ -140,7 +140,8 @@ async def get_session_stats(server: RpcServer, command: Command) -> JsonValue:
     usage = loop.costs.unstored
     for message in paid:  # the answers paid for, compactions' own included
         usage = usage + (message.usage or Usage())
-    spent = loop.costs.total_cost(paid, loop.costs.unstored)
+    priced = loop.costs.total_cost_parts(paid, loop.costs.unstored)
+    spent = None if priced is None else priced.total  # one source for `cost` and `tokens.cost`
     return {
         "sessionId": session.session_id,
         "userMessages": counts["user"],
@@ -149,7 +150,7 @@ async def get_session_stats(server: RpcServer, command: Command) -> JsonValue:
         "toolResults": results,
         "totalMessages": len(written),
         "compactions": compactions,
-        "tokens": {**usage_json(usage), "total": usage.total},
+        "tokens": {**usage_json(usage, priced=priced), "total": usage.total},
         "cost": spent or 0.0,
         "costs": {"total": spent, "subagents": loop.costs.usage_cost(loop.costs.unstored)},
         "contextUsage": _context_usage(server),
