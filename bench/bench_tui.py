@@ -227,6 +227,11 @@ def main() -> None:
     parser.add_argument("--stream-s", type=float, default=12, help="seconds the long answer streams")
     parser.add_argument("--stream-kb", type=float, default=3.6, help="the long answer's size in KB")
     parser.add_argument("--messages", type=int, default=10_000, help="the resumed session's length")
+    parser.add_argument(
+        "--only",
+        choices=["resume"],
+        help="resume: only a new session's ready time and the resume, interleaved",
+    )
     args = parser.parse_args()
     root = Path(__file__).resolve().parents[1]  # bytecode for the editable install, as bench_cli does
     subprocess.run([PY, "-m", "compileall", "-q", str(root / "src" / "circle")], check=True)
@@ -256,6 +261,9 @@ def main() -> None:
             bare.write_text(BARE_APP)
             echo = Path(tmp, "echo.py")
             echo.write_text(ECHO_JSON)
+            if args.only == "resume":
+                _resume_only(args.runs, env, work, messages=args.messages, home=home)
+                return
             paint = _paint(args.runs, env, work, bare, echo)
             streams = {
                 diff: stream({**env, "CIRCLE_SCREEN_DIFF": diff}, work, sync=True, typing=False)
@@ -271,6 +279,24 @@ def main() -> None:
     finally:
         gateway.stop()
     _report(paint, streams, typed, anthropic, resumes, kb=len(text.encode()) / 1024, messages=args.messages)
+
+
+def _resume_only(runs: int, env: dict[str, str], work: Path, *, messages: int, home: Path) -> None:
+    """A new session's ready time and the resume of a ``messages``-long one, in turn ``runs`` times
+    (after one of each left out), so both see the same load; their medians and the load."""
+    session = make_session(home, work, messages)
+    last = f"answer {messages - 1}:" if messages % 2 == 0 else f"question {messages - 1}"
+    new, resumed = [], []
+    for index in range(runs + 1):
+        ready = paint_time([CIRCLE], env=env, cwd=work, marker=READY)
+        took, _ = resume_time(env, work, session, last)
+        if index:
+            new.append(ready)
+            resumed.append(took)
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    for name, times in (("new session ready", new), (f"resume {messages:,}", resumed)):
+        print(f"{name:<18} median {statistics.median(times):.3f} s  ({', '.join(f'{t:.2f}' for t in times)})")
+    print(f"ratio {statistics.median(resumed) / statistics.median(new):.2f}; load average {load}")
 
 
 def _paint(runs: int, env: dict[str, str], work: Path, bare: Path, echo: Path) -> dict[str, float]:

@@ -9,11 +9,13 @@ from circle.domain.messages import Message, TextPart
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets.conversation import UserRow
-from circle.entrypoints.tui.widgets.earlier import BATCH, TAIL
+from circle.entrypoints.tui.widgets.earlier import BATCH, TAIL, tail_size
 
 from .conftest import SIZE, WORKSPACE, FakeBackend, main_screen, screen_lines, until
 
 COUNT = 3_000
+FIRST = tail_size(SIZE[1])
+"""Messages drawn first at the test's size."""
 
 
 async def stored_session(backend: FakeBackend, count: int) -> str:
@@ -40,16 +42,16 @@ async def test_a_long_session_resumes_with_its_last_turns_drawn(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await until(pilot, lambda: any(f"answer {COUNT - 1}" in line for line in screen_lines(app)))
-        assert rows(screen) <= TAIL + 2
+        assert rows(screen) <= FIRST + 2 < TAIL
         earlier = screen.conversation.earlier
-        assert earlier is not None and len(earlier.waiting) == COUNT - TAIL
-        assert f"{COUNT - TAIL:,} earlier messages" in str(earlier.render())
+        assert earlier is not None and len(earlier.waiting) == COUNT - FIRST
+        assert f"{COUNT - FIRST:,} earlier messages" in str(earlier.render())
 
 
 async def test_scrolling_to_the_top_draws_earlier_turns_and_keeps_the_place(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    count = TAIL + BATCH + 40
+    count = FIRST + BATCH + 40
     session = await stored_session(backend, count)
     app = make_app(session=session)
     async with app.run_test(size=SIZE) as pilot:
@@ -60,11 +62,11 @@ async def test_scrolling_to_the_top_draws_earlier_turns_and_keeps_the_place(
         await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y >= view.max_scroll_y)
         first = view.query(UserRow).first()
         view.scroll_home(animate=False)
-        await until(pilot, lambda: rows(screen) > TAIL + BATCH // 2)
+        await until(pilot, lambda: rows(screen) > FIRST + BATCH // 2)
         await until(pilot, lambda: view.scroll_y > 0)
         await pilot.pause()
         assert view.scroll_y <= first.virtual_region.y <= view.scroll_y + view.size.height
-        assert any(f"question {count - TAIL}" in line for line in screen_lines(app))
+        assert any(f"question {count - FIRST}" in line for line in screen_lines(app))
         while view.earlier is not None:  # every earlier message, batch by batch
             view.scroll_home(animate=False)
             waiting = len(view.earlier.waiting)

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from uuid import uuid4
-
-from pydantic import ValidationError
 
 from circle.application.ports.session_store import SessionInfo
 from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label, path_to
@@ -26,48 +24,10 @@ from circle.domain.messages import Message
 
 from . import _sql as sql
 from ._database import Database
+from ._rows import CheckpointTuple, LazyCheckpoints, bulk_parsing, to_checkpoint
 from .session_lock import lost_lease_error
 
 Clock = Callable[[], float]
-_CheckpointTuple = tuple[str, str | None, int, str, float]  # id, parent_id, seq, message_json, created_at
-
-
-def _to_checkpoint(session_id: str, row: _CheckpointTuple) -> Checkpoint:
-    checkpoint_id, parent_id, seq, message_json, created_at = row
-    try:
-        message = Message.model_validate_json(message_json)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "message"
-        raise StorageError(
-            f"checkpoint {checkpoint_id} of session {session_id} cannot be read"
-            f" (written by a newer Circle?): {where}: {first['msg']}"
-        ) from error
-    return Checkpoint(
-        id=checkpoint_id,
-        session_id=session_id,
-        parent_id=parent_id,
-        seq=seq,
-        message=message,
-        created_at=created_at,
-    )
-
-
-class _LazyCheckpoints(Mapping[str, Checkpoint]):
-    """Checkpoint rows by id, each message parsed only when ``path_to`` reaches it."""
-
-    def __init__(self, session_id: str, rows: Sequence[_CheckpointTuple]) -> None:
-        self._session_id = session_id
-        self._rows = {row[0]: row for row in rows}
-
-    def __getitem__(self, checkpoint_id: str) -> Checkpoint:
-        return _to_checkpoint(self._session_id, self._rows[checkpoint_id])
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._rows)
-
-    def __len__(self) -> int:
-        return len(self._rows)
 
 
 def _found(connection: sqlite3.Connection, statement: str, **params: str) -> bool:
@@ -117,18 +77,19 @@ def _session_infos(rows: list[_SessionTuple]) -> list[SessionInfo]:
     ]
 
 
-def _fork_path(connection: sqlite3.Connection, session_id: str, at: str | None) -> list[_CheckpointTuple]:
+def _fork_path(connection: sqlite3.Connection, session_id: str, at: str | None) -> list[CheckpointTuple]:
     """The stored rows from the root to ``at`` (None: the main head), oldest first."""
     if at is None:
         _, at = _head(connection, session_id, MAIN_BRANCH)
     elif not _found(connection, sql.CHECKPOINT_IN_SESSION, checkpoint_id=at, session_id=session_id):
         raise StorageError(f"no checkpoint {at} in session {session_id}")
-    rows: list[_CheckpointTuple] = connection.execute(
+    rows: list[CheckpointTuple] = connection.execute(
         sql.CHECKPOINT_ROWS, {"session_id": session_id}
     ).fetchall()
     by_id = {row[0]: row for row in rows}
     try:
-        path = path_to(_LazyCheckpoints(session_id, rows), at)
+        with bulk_parsing():
+            path = path_to(LazyCheckpoints(session_id, rows), at)
     except ValueError as error:
         raise StorageError(f"session {session_id} is broken at {at}: {error}") from error
     return [by_id[cp.id] for cp in path]
@@ -265,7 +226,8 @@ class SqliteSessionStore:
                 return []
             rows = connection.execute(sql.CHECKPOINT_ROWS, {"session_id": session_id}).fetchall()
         try:
-            return path_to(_LazyCheckpoints(session_id, rows), head_id)
+            with bulk_parsing():
+                return path_to(LazyCheckpoints(session_id, rows), head_id)
         except ValueError as error:
             raise StorageError(f"branch {branch!r} of session {session_id} is broken: {error}") from error
 
@@ -274,7 +236,8 @@ class SqliteSessionStore:
         with self._db.reading() as connection:
             _require_session(connection, session_id)
             rows = connection.execute(sql.CHECKPOINT_ROWS_IN_ORDER, {"session_id": session_id}).fetchall()
-        return [_to_checkpoint(session_id, row) for row in rows]
+        with bulk_parsing():
+            return [to_checkpoint(session_id, row) for row in rows]
 
     async def branches(self, session_id: str) -> list[Branch]:
         """The session's branches by name."""
@@ -421,7 +384,7 @@ def _tables_beside_the_schema(connection: sqlite3.Connection) -> list[str]:
     return [name for (name,) in rows if name not in sql.TABLES]
 
 
-def _copy_path(connection: sqlite3.Connection, path: list[_CheckpointTuple], session_id: str) -> list[str]:
+def _copy_path(connection: sqlite3.Connection, path: list[CheckpointTuple], session_id: str) -> list[str]:
     """Insert ``path``'s messages as the main branch of ``session_id``; their new ids."""
     parent_id: str | None = None
     new_ids: list[str] = []

@@ -35,7 +35,7 @@ from circle.application.events import (
 from circle.domain.display import escape_for_display
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from circle.entrypoints.tui._format import tool_title
-from circle.entrypoints.tui.widgets.earlier import PIN_S, TAIL, Earlier, tail_start
+from circle.entrypoints.tui.widgets.earlier import PIN_S, Earlier, tail_size, tail_start
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
 from circle.entrypoints.tui.widgets.shell_row import ShellRow
@@ -337,12 +337,12 @@ class ConversationView(VerticalScroll):
         if self.earlier is not None:
             self.earlier.remove()
             self.earlier = None
-        start = tail_start(messages, keep=TAIL)
+        start = tail_start(messages, keep=tail_size(self.app.size.height))
+        rows = self._rows(messages[start:])
         if start:
             self.earlier = Earlier(messages[:start])
-            self.add(self.earlier)
-        for row in self._rows(messages[start:]):
-            self.add(row)
+            rows.insert(0, self.earlier)
+        self.mount_all(rows)  # in one batch: styled and laid out once, not once a row
         self.settle()
         if self.earlier is not None:
             self.call_after_refresh(self._fill)

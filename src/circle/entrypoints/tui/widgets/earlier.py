@@ -14,12 +14,19 @@ from textual.widgets import Static
 from circle.domain.messages import Message
 
 TAIL = 60
-"""Messages a resumed session draws at once: two or three screens of the last turns."""
+"""Messages a resumed session draws at once at most: two or three screens of the last turns."""
 BATCH = 100
 """Messages drawn above each time the view reaches the top."""
 PIN_S = 5.0
 """Seconds at most the row read is held in place while the rows drawn above it take their heights
 (a scroll by the person lets go sooner)."""
+
+
+def tail_size(height: int) -> int:
+    """Messages a resumed session draws first in a screen ``height`` lines tall: as many as fill it
+    while the answers' Markdown is still being laid out (a person's message takes a line and the
+    space after it), at most :data:`TAIL`. Fewer rows draw sooner."""
+    return min(TAIL, height + 4)
 
 
 def tail_start(messages: list[Message], *, keep: int) -> int:
@@ -53,4 +60,4 @@ class Earlier(Static):
         self.update(Text(f"↑ {count:,} earlier message{'' if count == 1 else 's'}: scroll up to show them"))
 
 
-__all__ = ["BATCH", "PIN_S", "TAIL", "Earlier", "tail_start"]
+__all__ = ["BATCH", "PIN_S", "TAIL", "Earlier", "tail_size", "tail_start"]

@@ -14,9 +14,12 @@ characters and invisible ones never reach the terminal raw.
 
 from __future__ import annotations
 
+import threading
+
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+from markdown_it.utils import EnvType
 from rich import box
 from rich.table import Table
 from rich.text import Text
@@ -66,12 +69,38 @@ def _unsaid(href: str, text: str) -> bool:
     return href not in (bare, f"mailto:{bare}", f"http://{bare}", f"https://{bare}")
 
 
-def chat_parser() -> MarkdownIt:
-    """GitHub-like Markdown (tables, strikethrough, autolinks) read as chat text."""
+def _new_parser() -> MarkdownIt:
     parser = MarkdownIt("gfm-like")
     parser.core.ruler.push("keep_line_breaks", _keep_line_breaks)
     parser.core.ruler.push("show_link_targets", _show_link_targets)
     return parser
+
+
+class _ThreadParsers(MarkdownIt):
+    """One parser for every widget, parsing with the calling thread's own: building one costs
+    milliseconds (its autolink patterns), and a parser keeps state while it parses (Textual parses
+    a whole document on a thread and appended pieces on the event loop)."""
+
+    def __init__(self) -> None:
+        super().__init__("gfm-like")
+        self._own = threading.local()
+
+    def parse(self, src: str, env: EnvType | None = None) -> list[Token]:
+        parser: MarkdownIt | None = getattr(self._own, "parser", None)
+        if parser is None:
+            parser = self._own.parser = _new_parser()
+        return parser.parse(src, env)
+
+
+_shared: list[_ThreadParsers] = []
+
+
+def chat_parser() -> MarkdownIt:
+    """GitHub-like Markdown (tables, strikethrough, autolinks) read as chat text: one parser
+    shared by every widget, safe on any thread."""
+    if not _shared:
+        _shared.append(_ThreadParsers())
+    return _shared[0]
 
 
 def _inline(token: Token) -> Text:
