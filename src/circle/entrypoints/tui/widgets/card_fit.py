@@ -3,6 +3,8 @@ options and the keys leave, so the options stay in sight at any terminal size (8
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
@@ -13,6 +15,14 @@ TIGHT_SHARE = 0.85
 BODY_SHARE = 0.2
 """The most a card's body takes of the screen's height when there is room (``20vh``)."""
 FRAME_BORDER = 2
+TIGHT_SCREEN = "card-tight"
+"""The screen's class while its card is tight: the parts beside the frame that can wait (the plan
+box) give their rows to the card (``main.tcss``)."""
+
+_TIGHT_AT: WeakKeyDictionary[Widget, int] = WeakKeyDictionary()
+"""The screen height each card was last fitted tight at."""
+_ON_SCREEN: WeakKeyDictionary[Widget, Widget] = WeakKeyDictionary()
+"""The screen each card was fitted on."""
 
 
 def fit_card(card: Widget) -> None:
@@ -24,18 +34,48 @@ def fit_card(card: Widget) -> None:
     if not scrolls:
         return
     fixed = sum(_rows(child) for child in card.children if child not in scrolls and child.display)
-    room = int(height * FRAME_SHARE) - FRAME_BORDER - fixed
-    tight = room < 3
-    card.set_class(tight, "tight")
     frame = card.parent
+    left = _left_for(frame, height) if isinstance(frame, Widget) else height
+    room = min(int(height * FRAME_SHARE), left) - FRAME_BORDER - fixed
+    # once tight at this height it stays so: without the blank lines it would fit, and loosen again
+    tight = room < 3 or (card.has_class("tight") and _TIGHT_AT.get(card) == height)
+    _TIGHT_AT[card] = height
+    card.set_class(tight, "tight")
+    card.screen.set_class(tight, TIGHT_SCREEN)
+    _ON_SCREEN[card] = card.screen
     if isinstance(frame, Widget):
         frame.styles.max_height = f"{int(TIGHT_SHARE * 100)}%" if tight else None
     if tight:
-        room = int(height * TIGHT_SHARE) - FRAME_BORDER - fixed
+        room = min(int(height * TIGHT_SHARE), left) - FRAME_BORDER - fixed
     share = max(min(room, int(height * BODY_SHARE)) if not tight else room, 1) // len(scrolls)
     for scroll in scrolls:
         if scroll.styles.max_height is None or scroll.styles.max_height.value != max(share, 1):
             scroll.styles.max_height = max(share, 1)
+
+
+def release(card: Widget) -> None:
+    """``card`` goes: its screen is no longer tight for it (the plan box shows again)."""
+    screen = _ON_SCREEN.pop(card, None)
+    if screen is not None:
+        screen.remove_class(TIGHT_SCREEN)
+
+
+def _left_for(frame: Widget, height: int) -> int:
+    """The rows the screen leaves ``frame``: its height less every other part of a fixed height
+    beside it (the footer, the busy line, the plan box); a part that takes what is left (the
+    conversation, ``1fr``) gives way."""
+    parent = frame.parent
+    if not isinstance(parent, Widget):
+        return height
+    taken = sum(
+        _rows(part) for part in parent.children if part is not frame and part.display and not _gives_way(part)
+    )
+    return height - taken
+
+
+def _gives_way(widget: Widget) -> bool:
+    rule = widget.styles.height
+    return rule is not None and rule.is_fraction
 
 
 def _rows(widget: Widget) -> int:
@@ -44,4 +84,4 @@ def _rows(widget: Widget) -> int:
     return widget.outer_size.height + margin.top + margin.bottom
 
 
-__all__ = ["fit_card"]
+__all__ = ["TIGHT_SCREEN", "fit_card", "release"]

@@ -13,7 +13,7 @@ from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
 from circle.application.ports.asker import Answer
 from circle.domain.display import escape_for_display, one_line
 from circle.entrypoints.tui._desk import DENIED, STOPPED, Pending
-from circle.entrypoints.tui.widgets.card_fit import fit_card
+from circle.entrypoints.tui.widgets.card_fit import fit_card, release
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 
@@ -58,6 +58,9 @@ class Card(Vertical, can_focus=True):
     def on_resize(self) -> None:
         """The body scrolls in what the frame leaves, so the options always show."""
         self.call_after_refresh(fit_card, self)
+
+    def on_unmount(self) -> None:
+        release(self)
 
     def _draw(self) -> None:
         text = Text()
