@@ -141,9 +141,11 @@ class ApprovalPolicy:
             if request.subjects:
                 return decide_all(tool, request.subjects, self.layers), ""
             return decide(tool, request.subject, self.layers), ""
-        parts = request.subjects or _parts(request)
-        rule = decide_command(tool, request.subject, parts, self.layers)
-        found = doubtful_rule(tool, parts, self.layers)
+        parts, resolved = (request.subjects, request.resolved) if request.subjects else _parts(request)
+        rule = decide_command(
+            tool, request.subject, parts, self.layers, workspace=request.workspace, resolved=resolved
+        )
+        found = doubtful_rule(tool, (*parts, *resolved), self.layers)
         if found is None or exact_allow(tool, request.subject, self.layers).effect == "allow":
             return rule, ""
         doubt, part = found
@@ -187,12 +189,12 @@ class ApprovalPolicy:
         return decision
 
 
-def _parts(request: ApprovalRequest) -> tuple[str, ...]:
-    """A command's parts, for a caller that did not give them."""
+def _parts(request: ApprovalRequest) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A command's parts and their resolved forms, for a caller that did not give them."""
     from circle.domain.approvals import classify_command  # the classifier loads with the first command
 
     verdict = classify_command(request.subject, workspace=request.workspace, home=request.workspace)
-    return command_subjects(verdict.words)
+    return command_subjects(verdict.words), command_subjects(verdict.resolved)
 
 
 PLAN_MODE_ON = (

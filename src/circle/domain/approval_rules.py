@@ -20,6 +20,10 @@ through, ``git``'s global options dropped and a program given by path named by i
 - A ``deny`` or ``ask`` applies when it matches any part, or the whole line: ``git push*`` stops
   ``cd . && git push``, ``command git push``, ``git -c x=1 push``, ``"git" p\\ush`` and
   ``/usr/bin/git push``.
+- Deny and ask rules also match each part and the pattern written one way
+  (:func:`._spellings.canonical`): ``--`` dropped, options split and sorted (``rm -fr``, ``rm
+  --recu --forc`` read ``rm -f -r``), paths the shortest way relative to the workspace (``./x``,
+  ``a/../x``, ``/abs/workspace/x`` read ``x``). Allow rules match only as written.
 - An ``allow`` applies only when it (or another allow) matches every part: ``git status*`` does not
   allow ``git status && touch x``. An *exact* allow (no wildcard, as "allow for this session"
   writes) also matches the whole line as written.
@@ -41,6 +45,7 @@ from fnmatch import fnmatchcase
 from typing import Literal, TypeAlias, get_args
 
 from ._command_subjects import command_subjects, could_match, known_prefix
+from ._spellings import canonical
 from .errors import ConfigError
 
 Effect: TypeAlias = Literal["allow", "ask", "deny"]
@@ -188,7 +193,13 @@ def decide_all(
 
 
 def decide_command(
-    tool: str, command: str, subjects: Sequence[str], layers: Mapping[RuleLayer, Sequence[Rule]]
+    tool: str,
+    command: str,
+    subjects: Sequence[str],
+    layers: Mapping[RuleLayer, Sequence[Rule]],
+    *,
+    workspace: str = "",
+    resolved: Sequence[str] = (),
 ) -> RuleDecision:
     """What the rules say of a command line, judged by its parts (see the module's docstring).
 
@@ -197,22 +208,46 @@ def decide_command(
         command: The line as written.
         subjects: Its parts, from :func:`command_subjects`.
         layers: The rules of each layer.
+        workspace: The workspace's absolute path, against which paths are written the one way
+            deny and ask rules also match (:func:`._spellings.canonical`).
+        resolved: Parts with their paths resolved (``~/x``, ``../x`` after ``cd``), which deny
+            and ask rules match too, and allow rules never.
 
     Returns:
-        A ``deny`` (then ``ask``) matching the whole line or any part; else an exact allow of the
-        whole line; else an ``allow`` when every part is allowed; else no decision.
+        A ``deny`` (then ``ask``) matching the whole line or any part, as written or in its one
+        spelling; else an exact allow of the whole line; else an ``allow`` when every part is
+        allowed as written; else no decision.
     """
     decisions = [decide(tool, subject, layers) for subject in (command, *subjects)]
+    also = [decide(tool, subject, layers) for subject in resolved]
+    spelt = {canonical(subject, workspace=workspace) for subject in (*subjects, *resolved)}
     for effect in ("deny", "ask"):
-        for decision in decisions:
+        for decision in (*decisions, *also):
             if decision.effect == effect:
                 return decision
+        respelt = _respelt(effect, tool, spelt, layers, workspace)
+        if respelt.effect is not None:
+            return respelt
     exact = exact_allow(tool, command, layers)
     if exact.effect is not None:
         return exact
     parts = decisions[1:]
     if parts and all(d.effect == "allow" for d in parts):
         return parts[0]
+    return RuleDecision(None)
+
+
+def _respelt(
+    effect: Effect, tool: str, spelt: set[str], layers: Mapping[RuleLayer, Sequence[Rule]], workspace: str
+) -> RuleDecision:
+    """The first ``effect`` rule whose pattern, in the one spelling, matches a part in it."""
+    for layer in LAYERS:
+        for rule in layers.get(layer, ()):
+            if rule.effect != effect or rule.tool not in (tool, "*"):
+                continue
+            pattern = canonical(rule.pattern, workspace=workspace)
+            if any(fnmatchcase(subject, pattern) for subject in spelt):
+                return RuleDecision(effect, layer, rule)
     return RuleDecision(None)
 
 

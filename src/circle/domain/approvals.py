@@ -33,6 +33,7 @@ policy; the parser lives apart in :mod:`._bash`.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -96,6 +97,10 @@ class CommandVerdict:
             the repository's configuration runs no program (``core.fsmonitor`` and the like).
         scripts: the files a shell runs as its script (``bash FILE``, ``< FILE`` into a shell,
             ``source``) and the programs given by path, for the caller to read and classify.
+        resolved: the simple commands of ``words`` whose operands name paths another way once
+            resolved (``~``, ``$HOME``, ``$PWD``, a relative path after ``cd``), with those operands
+            as absolute paths; a path that climbs out (``..``) of a folder not known reads
+            ``$PWD/...``. Deny and ask rules match these too; allow rules never do.
     """
 
     kind: VerdictKind
@@ -107,6 +112,7 @@ class CommandVerdict:
     writes: tuple[PathAccess, ...] = ()
     git_dirs: tuple[str, ...] = ()
     scripts: tuple[ScriptRun, ...] = ()
+    resolved: tuple[tuple[str, ...], ...] = ()
 
 
 def classify_command(
@@ -682,6 +688,7 @@ class _Walk:
     asked: str = ""
     guarded: str = ""
     words: list[tuple[str, ...]] = field(default_factory=list)
+    resolved: list[tuple[str, ...]] = field(default_factory=list)
     data_dir: str | None = None
     reads: list[PathAccess] = field(default_factory=list)
     writes: list[PathAccess] = field(default_factory=list)
@@ -700,6 +707,9 @@ class _Walk:
         self.refused = self.refused or reason
 
     def verdict(self) -> CommandVerdict:
+        return dataclasses.replace(self._verdict(), resolved=tuple(dict.fromkeys(self.resolved)))
+
+    def _verdict(self) -> CommandVerdict:
         words = tuple(self.words)
         found = (tuple(dict.fromkeys(self.writes)), tuple(dict.fromkeys(self.git_dirs)), tuple(self.scripts))
         if self.refused:
@@ -840,6 +850,7 @@ class _Walk:
         unwrapped = _unwrap(argv)
         words = unwrapped.argv
         self.words.append(tuple(w.text for w in words or argv))
+        self.resolve_operands(words, scope)
         if unwrapped.opaque:
             self.ask(unwrapped.opaque)
         unsafe = [a for a in unwrapped.assignments if not _HARMLESS_ENV.fullmatch(a)]
@@ -883,6 +894,21 @@ class _Walk:
             self.write(target, scope, content=program in _CONTENT_WRITERS, tree=tree)
         if name in ("cd", "pushd", "popd"):
             self.cd(words[1:] if name != "popd" else [_literal("-")], scope)
+
+    def resolve_operands(self, words: Sequence[Word], scope: _Scope) -> None:
+        """Record ``words`` with its operands as the paths they name, where that differs."""
+        place = self.place(scope)
+        out = [words[0].text] if words else []
+        for word in words[1:]:
+            text = word.text
+            path = None if text.startswith("-") or word.pattern else place.resolve(word)
+            if path is not None and _STAR not in path and _ONE not in path:
+                text = text if path == f"{self.workspace}/{text}" else path
+            elif scope.cwd is None and ".." in text.split("/") and not text.startswith("/"):
+                text = f"$PWD/{text}"
+            out.append(text)
+        if len(out) > 1 and out != [w.text for w in words]:
+            self.resolved.append(tuple(out))
 
     def read_only(self, name: str, args: Sequence[Word], scope: _Scope, *, xargs: bool) -> None:
         """Ask unless ``name args`` is known read-only; note what it reads and where git runs."""

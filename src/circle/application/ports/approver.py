@@ -29,6 +29,10 @@ class ApprovalRequest:
             and ``subject`` is then empty. For ``execute``, the simple commands of the line
             (:func:`circle.domain.approval_rules.command_subjects`): each normalized, and also as it
             runs where that differs; deny and ask match either form, an allow must match both.
+        resolved: For ``execute``, the simple commands whose operands name paths another way
+            once resolved (``~/x``, ``$PWD/x``, ``../x`` after ``cd``), those paths absolute
+            (:attr:`circle.domain.approvals.CommandVerdict.resolved`): deny and ask rules match
+            them too, allow rules never do.
         ask_reason: Why an ``always_ask`` call asks in every mode (a protected place, a command an
             always-refused pattern could match; empty: the protected places' standard reason), or,
             for another call, what the tool found that keeps it from running unasked.
@@ -46,6 +50,7 @@ class ApprovalRequest:
     hook_allowed: bool = False
     subjects: tuple[str, ...] = ()
     ask_reason: str = ""
+    resolved: tuple[str, ...] = ()
     arguments: Mapping[str, JsonValue] = field(default_factory=dict, hash=False)
 
 

@@ -273,12 +273,14 @@ class ToolContext:
         always_ask: bool = False,
         ask_reason: str = "",
         safe: bool = False,
+        resolved: Sequence[str] = (),
     ) -> None:
         """Ask before a change; raise :class:`ApprovalDeniedError` when refused, and
         :class:`ArgumentsChanged` when allowed with other arguments.
 
         ``subjects``: every path of a change to several files (each judged by the rules). The
-        summary and subjects are shown with saved secrets written ``%NAME%``.
+        summary and subjects are shown with saved secrets written ``%NAME%``. ``resolved``: a
+        command's parts with their paths resolved, which deny and ask rules match too.
         """
         decision = await self.approver.decide(
             ApprovalRequest(
@@ -292,6 +294,7 @@ class ToolContext:
                 always_ask=always_ask,
                 ask_reason=ask_reason,
                 safe=safe,
+                resolved=tuple(self.secrets.mask(each) for each in resolved),
                 hook_allowed=self.hook_allowed,
                 arguments=self.call_arguments,
             )

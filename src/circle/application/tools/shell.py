@@ -72,6 +72,7 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         always_ask=review.always_ask,
         ask_reason=review.ask_reason or review.reason,
         safe=review.safe and not review.always_ask,
+        resolved=command_subjects(verdict.resolved),
     )
     env = ctx.command_env(review.env) if review.env else ctx.env
     if args.background and ctx.jobs is not None:
