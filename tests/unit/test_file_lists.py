@@ -75,3 +75,32 @@ async def test_a_compaction_lists_the_files_the_summarized_messages_read_and_cha
     assert await session.loop.compact(session.conversation) is not None
     [ended] = [e for e in setup.sink.events if isinstance(e, CompactionEnded)]
     assert (ended.read_files, ended.modified_files) == (("f.txt",), ("g.txt",))
+
+
+async def test_a_second_compaction_keeps_the_files_the_first_one_listed() -> None:
+    setup = Setup()
+    setup.files.put(f"{WORKSPACE}/f.txt", "alpha\n")
+    setup.files.put(f"{WORKSPACE}/h.txt", "gamma\n")
+    setup.model.add(
+        answer("", Call("read_file", {"file_path": "f.txt"})),
+        answer("", Call("write_file", {"file_path": "g.txt", "content": "beta\n"})),
+        answer("first done"),
+        answer("second done"),
+    )
+    runtime = setup.runtime()
+    session = await runtime.new_session()
+    await session.prompt("look around")
+    await session.prompt("and then")
+    assert await session.loop.compact(session.conversation) is not None
+    setup.model.add(
+        answer("", Call("read_file", {"file_path": "h.txt"})),
+        answer("", Call("edit_file", {"file_path": "f.txt", "old_string": "alpha", "new_string": "a"})),
+        answer("third done"),
+        answer("fourth done"),
+    )
+    await session.prompt("read more")
+    await session.prompt("and more")
+    outcome = await session.loop.compact(session.conversation)
+    assert outcome is not None and 0 in outcome.plan.summarize  # the first summary is summarized
+    ended = [e for e in setup.sink.events if isinstance(e, CompactionEnded)]
+    assert (ended[-1].read_files, ended[-1].modified_files) == (("h.txt",), ("f.txt", "g.txt"))

@@ -15,11 +15,19 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from circle.domain.budget import RequestBudget, messages_tokens, text_tokens
-from circle.domain.compaction import CompactionPlan, pinned_rounds, plan_compaction, summary_message
+from circle.domain.checkpoints import Checkpoint
+from circle.domain.compaction import (
+    CompactionPlan,
+    is_summary,
+    pinned_rounds,
+    plan_compaction,
+    summary_message,
+)
 from circle.domain.errors import ModelError
+from circle.domain.file_lists import FileLists, file_lists
 from circle.domain.messages import Message, Usage
 from circle.domain.model import AnswerAssembler, ModelRequest
 from circle.domain.transcript import history_file, transcript
@@ -44,6 +52,8 @@ class CompactionOutcome:
     before: tuple[Message, ...]
     summary_answer: Message
     tokens_after: int
+    files: FileLists = field(default_factory=FileLists)
+    """What the summarized work read and changed, an earlier summary's among it included."""
 
     @property
     def summarized(self) -> int:
@@ -133,6 +143,7 @@ class Compactor:
         if not plan.summarize:
             return None
         replaced = [messages[i] for i in plan.summarize]
+        files = file_lists(await self._stood_for(conversation, [checkpoints[i] for i in plan.summarize]))
         answer = await self._summarize(replaced, instructions, scale=scale)
         path = await self._save(conversation.session_id, replaced)
         note = f"\n\n({len(replaced)} earlier messages are summarized here"
@@ -158,7 +169,29 @@ class Compactor:
             before=tuple(messages),
             summary_answer=answer,
             tokens_after=math.ceil((fixed_tokens + messages_tokens(after)) * scale),
+            files=files,
         )
+
+    async def _stood_for(self, conversation: Conversation, replaced: list[Checkpoint]) -> list[Message]:
+        """The messages ``replaced`` stand for: an earlier summary among them stands for what its
+        compaction replaced (still stored), so its files carry over, as pi's do."""
+        if not any(is_summary(cp.message) for cp in replaced):
+            return [cp.message for cp in replaced]
+        records = {r.summary_checkpoint_id: r for r in await self.store.compactions(conversation.session_id)}
+        stored = {cp.id: cp for cp in await conversation.checkpoints()}
+        found: list[Message] = []
+        todo, seen = list(reversed(replaced)), set[str]()
+        while todo:
+            checkpoint = todo.pop()
+            if checkpoint.id in seen:
+                continue
+            seen.add(checkpoint.id)
+            record = records.get(checkpoint.id)
+            if record is None:
+                found.append(checkpoint.message)
+                continue
+            todo += [stored[i] for i in reversed(record.replaced_ids) if i in stored]
+        return found
 
     async def _summarize(self, replaced: list[Message], instructions: str | None, *, scale: float) -> Message:
         room = self.budget.context_window - self.budget.summary_tokens - self.budget.reserve_output // 2

@@ -31,7 +31,6 @@ from circle.domain.budget import (
 )
 from circle.domain.compaction import is_summary
 from circle.domain.errors import CircleError
-from circle.domain.file_lists import file_lists
 from circle.domain.messages import Message, ToolCallPart
 from circle.domain.model import ToolSpec
 
@@ -170,7 +169,7 @@ class ContextKeeper:
             )
             return None
         self._account(outcome, conversation)
-        files = file_lists([outcome.before[i] for i in outcome.plan.summarize])
+        files = outcome.files
         self.events.emit(
             CompactionEnded(
                 session_id=session_id,
