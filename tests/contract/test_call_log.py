@@ -50,3 +50,29 @@ async def test_marks_outlive_the_process_beside_the_sessions(tmp_path: Path) -> 
     assert (await store.get_session("s1")) is not None  # the store's schema is untouched
     await again.aclose()
     await store.aclose()
+
+
+async def test_stores_of_one_file_share_a_connection_and_each_closes_alone(tmp_path: Path) -> None:
+    from circle.adapters.storage._database import Database
+    from circle.domain.errors import StorageError
+    from circle.domain.messages import Message
+
+    path = tmp_path / "circle.sqlite"
+    store, log = SqliteSessionStore(path), SqliteCallLog(path)
+    await store.create_session(workspace="/w", session_id="s1")
+    await log.started("s1", "a")
+    other = Database(path)
+    with other.reading() as one:
+        pass
+    with store.database.reading() as two:
+        assert one is two
+    other.close()
+    await store.aclose()
+    with pytest.raises(StorageError, match="closed"):
+        await store.append("s1", Message.user("after close"))
+    await log.finished("s1", "a", outcome="exit code 0")  # the log's use goes on
+    assert await log.marks("s1") == {"a": CallMark("a", "finished", "exit code 0")}
+    await log.aclose()
+    again = SqliteSessionStore(path)  # the last one closed it: a new one opens it again
+    assert [cp.message.text for cp in await again.history("s1")] == []
+    await again.aclose()

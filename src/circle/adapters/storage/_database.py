@@ -12,6 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from circle.adapters._shared.disk_full import disk_full_message, is_disk_full
@@ -105,12 +106,69 @@ def open_connection(path: Path) -> sqlite3.Connection:
     return connection
 
 
-class Database:
-    """The one connection of a store instance, opened on first use.
+@dataclass(slots=True)
+class _Shared:
+    """The connection every open :class:`Database` of one file in this process uses."""
 
-    ``:memory:`` shares it across calls, as a database per connection would be empty. A lock
-    keeps each transaction whole when the store is used from several threads. Each commit to a
-    file asks its :class:`~._wal_sync.WalSyncer` to sync the WAL, off the caller's thread.
+    connection: sqlite3.Connection
+    users: int = 1
+
+
+_shared: dict[str, _Shared] = {}
+_locks: dict[str, threading.RLock] = {}
+_registry_lock = threading.Lock()
+
+
+def _lock_for(path: Path) -> threading.RLock:
+    """The lock of every :class:`Database` of ``path`` in this process (each ``:memory:`` has its own)."""
+    if str(path) == MEMORY:
+        return threading.RLock()
+    with _registry_lock:
+        return _locks.setdefault(str(path), threading.RLock())
+
+
+def _acquire(path: Path) -> sqlite3.Connection:
+    """The file's shared connection, opened for its first user."""
+    if str(path) == MEMORY:
+        return open_connection(path)
+    with _registry_lock:
+        shared = _shared.get(str(path))
+        if shared is not None:
+            shared.users += 1
+            return shared.connection
+    connection = open_connection(path)  # outside the registry lock: opening may wait on busy_timeout
+    with _registry_lock:
+        shared = _shared.get(str(path))
+        if shared is None:
+            _shared[str(path)] = _Shared(connection)
+            return connection
+        shared.users += 1
+    connection.close()  # another thread opened it meanwhile (the caller holds the file's lock, so rare)
+    return shared.connection
+
+
+def _release(path: Path, connection: sqlite3.Connection) -> None:
+    """Give the connection back; its last user closes it."""
+    with _registry_lock:
+        shared = _shared.get(str(path))
+        if shared is not None and shared.connection is connection:
+            shared.users -= 1
+            if shared.users:
+                return
+            del _shared[str(path)]
+    connection.close()
+
+
+class Database:
+    """A store instance's way to its file: one connection per file in this process, opened on
+    first use and shared by every store of that file (the session store, the call marks, the
+    compactions, the journal), so each round's writes reuse one page cache instead of reloading
+    another connection's after each of them; it closes when the last of them closes.
+
+    ``:memory:`` has a connection of its own per instance, kept across calls, as a database per
+    connection would be empty. A lock per file keeps each transaction whole when stores are used
+    from several threads. Each commit to a file asks its :class:`~._wal_sync.WalSyncer` to sync
+    the WAL, off the caller's thread.
 
     Args:
         path: the database file, or ``:memory:``.
@@ -122,13 +180,13 @@ class Database:
         self._syncer: WalSyncer | None = None if str(path) == MEMORY else syncer_for(path, sync=sync)
         self._connection: sqlite3.Connection | None = None
         self._closed = False
-        self._lock = threading.Lock()
+        self._lock = _lock_for(path)
 
     def _open(self) -> sqlite3.Connection:
         if self._closed:
             raise StorageError(f"the session store at {self.path} is closed")
         if self._connection is None:
-            self._connection = open_connection(self.path)
+            self._connection = _acquire(self.path)
         return self._connection
 
     @contextmanager
@@ -166,7 +224,7 @@ class Database:
         with self._lock:
             self._closed = True
             if self._connection is not None:
-                self._connection.close()
+                _release(self.path, self._connection)
                 self._connection = None
 
 
