@@ -65,8 +65,9 @@ async def test_keys_typed_while_the_transcript_is_open_go_to_the_input_box(
         assert screen.composer.has_focus
 
 
+@pytest.mark.parametrize("esc", [("alt+f", "f"), ("escape", "\x1b")])
 async def test_after_esc_closes_the_find_bar_the_next_keys_go_to_the_input_box(
-    make_app: Callable[..., CircleApp], backend: FakeBackend
+    make_app: Callable[..., CircleApp], backend: FakeBackend, esc: tuple[str, str]
 ) -> None:
     from circle.entrypoints.tui.widgets.find_bar import FindBar
 
@@ -81,9 +82,10 @@ async def test_after_esc_closes_the_find_bar_the_next_keys_go_to_the_input_box(
         bar = screen.query_one(FindBar)
         assert bar.field.value == "hello"
         # esc and the next keys in one burst: a terminal reads "esc f" as alt+f
-        for key, character in (("alt+f", "f"), ("1", "1"), ("f", "f"), ("2", "2")):
+        typed = "f1f2" if esc[0] == "alt+f" else "1f2"
+        for key, character in (esc, ("1", "1"), ("f", "f"), ("2", "2")):
             app.post_message(events.Key(key, character))
-        await until(pilot, lambda: screen.composer.text == "f1f2")
+        await until(pilot, lambda: screen.composer.text == typed)
         assert not bar.display and bar.field.value == "hello" and screen.composer.has_focus
 
 

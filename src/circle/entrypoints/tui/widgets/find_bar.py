@@ -127,11 +127,12 @@ class _Field(Input):
         if pass_on(self, event):
             return
         bar = self.parent
-        if isinstance(bar, FindBar) and (typed := _after_esc(event)) is not None:
-            event.stop()
+        typed = _after_esc(event)  # esc, then a key typed at once: a terminal sends them as alt+key
+        if isinstance(bar, FindBar) and (event.key == "escape" or typed is not None):
+            event.stop()  # closed here, before the keys queued after esc are read
             event.prevent_default()
-            bar.action_close()  # esc, then a key typed at once: the terminal sent them as alt+key
-            if (focused := self.screen.focused) is not None and focused is not self:
+            bar.action_close()
+            if typed and (focused := self.screen.focused) is not None and focused is not self:
                 focused.post_message(events.Key(typed, typed))
             return
         await super()._on_key(event)
