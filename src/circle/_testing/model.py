@@ -12,6 +12,7 @@ from circle.domain.model import (
     Finished,
     ModelEvent,
     ModelRequest,
+    ResponseIdentified,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -65,6 +66,8 @@ class ScriptedModel:
 
     Each step is a list of events (see :func:`answer`), a ``ModelError`` to raise, or a function
     of the request returning events. When the script runs out, the model answers "(script ended)".
+    Like an endpoint, it names each response first (``scripted-1``, ``scripted-2``, … by request),
+    unless the step names it itself.
     """
 
     def __init__(self, steps: Sequence[Step] = ()) -> None:
@@ -85,6 +88,8 @@ class ScriptedModel:
         if isinstance(step, ModelError):
             raise step
         events = step(request) if callable(step) else step
+        if not any(isinstance(event, ResponseIdentified) for event in events):
+            yield ResponseIdentified(f"scripted-{len(self.requests)}")
         for event in events:
             yield event
 
