@@ -97,6 +97,7 @@ def test_pis_rpc_client_drives_circle_unchanged(cli: Circle) -> None:
     started = next(u for u in first if u["type"] == "toolcall_start")
     call = started["partial"]["content"][1]
     assert (call["type"], call["name"]) == ("toolCall", "execute")
+    assert (call.pop("partialArgs"), call.pop("streamIndex")) == ("", 0)  # pi's, while it streams
     ended = next(u for u in first if u["type"] == "toolcall_end")
     assert ended["toolCall"] == {**call, "arguments": {"command": "ls"}}
     text_end = next(u for u in first if u["type"] == "text_end")
