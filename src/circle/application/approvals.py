@@ -29,7 +29,7 @@ denied by the gate).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from circle.domain.approval_rules import (
@@ -59,10 +59,32 @@ NO_ONE_FOR_DOUBT = (
     "it asks in every mode and nobody can answer here, so it did not run; a command written without "
     "the expansion is judged by the rules"
 )
-NO_ONE_TO_ASK = (
-    "it needs the person's approval and nobody can answer here; they can allow it with --yolo, "
-    "--approval-mode accept-edits or auto, or an allow rule in approvals.json"
-)
+OUTSIDE = "it writes outside the workspace"
+
+
+@dataclass(frozen=True, slots=True)
+class AllowHints:
+    """How the person could let a call run that asked where nobody can answer, in the words of
+    the face that runs the session (flags for the command line, arguments for the library).
+
+    Attributes:
+        modes: The settings that let changes run without asking.
+        auto: The setting that lets every change run.
+        person: Who could answer a call that asks in every mode.
+    """
+
+    modes: str = "--yolo, --approval-mode accept-edits or auto"
+    auto: str = "--approval-mode auto (or --yolo)"
+    person: str = "a person asked in the interface or in line mode"
+
+    def no_one_to_ask(self) -> str:
+        return (
+            f"it needs the person's approval and nobody can answer here; they can allow it with "
+            f"{self.modes}, or an allow rule in approvals.json"
+        )
+
+
+COMMAND_LINE_HINTS = AllowHints()
 
 
 class AllowAll:
@@ -86,6 +108,8 @@ class ApprovalPolicy:
         mode: default, accept-edits, read-only or auto.
         layers: the person's and a trusted project's rules (``user``, ``project``).
         person: who answers when a call asks; None where nobody can.
+        hints: how the person could allow what asked where nobody can answer, in the words of
+            the face that runs the session.
     """
 
     def __init__(
@@ -93,7 +117,10 @@ class ApprovalPolicy:
         mode: ApprovalMode = "default",
         layers: Mapping[RuleLayer, Sequence[Rule]] | None = None,
         person: Approver | None = None,
+        *,
+        hints: AllowHints = COMMAND_LINE_HINTS,
     ) -> None:
+        self.hints = hints
         self.mode: ApprovalMode = mode
         self.layers: dict[RuleLayer, list[Rule]] = {k: list(v) for k, v in (layers or {}).items()}
         self.layers.setdefault("session", [])
@@ -103,7 +130,24 @@ class ApprovalPolicy:
         verdict = self._verdict(request)
         if isinstance(verdict, ApprovalDecision):
             return verdict
+        if not request.ask_reason:
+            by_mode = verdict == OUTSIDE or verdict.startswith(
+                f"{request.tool_name} asks in {self.mode} mode"
+            )
+            reason = self._mode_reason(request) if by_mode else verdict
+            request = replace(request, ask_reason=reason, by_mode=by_mode)
         return await self.ask(request, why=verdict)
+
+    def _mode_reason(self, request: ApprovalRequest) -> str:
+        """What the approval mode asks before, for a call that asks only because of it."""
+        if request.outside_workspace:
+            return f"{OUTSIDE}: {self.mode} mode asks before every change outside it"
+        if request.kind == "execute":
+            not_read_only = "commands that are not read-only"
+            return f"{request.tool_name} changes files: {self.mode} mode asks before {not_read_only}"
+        if request.kind == "edit":
+            return f"{request.tool_name} changes a file: {self.mode} mode asks before every change"
+        return f"{request.tool_name} may change things: {self.mode} mode asks before it runs"
 
     def _verdict(self, request: ApprovalRequest) -> ApprovalDecision | str:
         """A decision, or the reason the call must ask."""
@@ -162,7 +206,7 @@ class ApprovalPolicy:
         if self.mode == "accept-edits" and request.kind == "edit" and not request.outside_workspace:
             return ApprovalDecision(allowed=True)
         if request.outside_workspace:
-            return "it writes outside the workspace"
+            return OUTSIDE
         asks = f"{request.tool_name} asks in {self.mode} mode"
         return f"{asks} ({request.ask_reason})" if request.ask_reason else asks
 
@@ -171,11 +215,16 @@ class ApprovalPolicy:
         fetch = request.tool_name == WEBFETCH_TOOL
         if self.person is None:
             how = (
-                no_one_to_ask(request.subject, always_ask=request.always_ask)
+                no_one_to_ask(
+                    request.subject,
+                    always_ask=request.always_ask,
+                    auto=self.hints.auto,
+                    person=self.hints.person,
+                )
                 if fetch
                 else NO_ONE_ALWAYS_ASKS
                 if request.always_ask
-                else NO_ONE_TO_ASK
+                else self.hints.no_one_to_ask()
             )
             return ApprovalDecision(allowed=False, reason=f"{why}: {how}")
         decision = await self.person.decide(request)
@@ -280,10 +329,12 @@ def hook_mode(approver: Approver, plan: PlanMode) -> Callable[[], str]:
 
 __all__ = [
     "APPROVAL_MODES",
+    "COMMAND_LINE_HINTS",
     "PLAN_MODE_OFF",
     "PLAN_MODE_ON",
     "PLAN_MODE_REFUSAL",
     "AllowAll",
+    "AllowHints",
     "ApprovalMode",
     "ApprovalPolicy",
     "PlanMode",

@@ -187,17 +187,21 @@ def site_rule(url: str) -> Rule:
     return Rule(tool=WEBFETCH_TOOL, pattern=site_pattern(url), effect="allow")
 
 
-def no_one_to_ask(url: str, *, always_ask: bool) -> str:
-    """How the person could allow a fetch that asked where nobody can answer (print, JSON, RPC)."""
+def no_one_to_ask(
+    url: str,
+    *,
+    always_ask: bool,
+    auto: str = "--approval-mode auto (or --yolo)",
+    person: str = "a person asked in the interface or in line mode",
+) -> str:
+    """How the person could allow a fetch that asked where nobody can answer (print, JSON, RPC,
+    a library agent without an approver); ``auto`` and ``person`` name the face's own settings."""
     if always_ask:
-        return (
-            "nobody can answer here, so it is refused; only a person asked in the interface or "
-            "in line mode can allow it"
-        )
+        return f"nobody can answer here, so it is refused; only {person} can allow it"
     rule = f'{{"tool": "{WEBFETCH_TOOL}", "pattern": "{site_pattern(url)}", "effect": "allow"}}'
     return (
         f"nobody can answer here; allow the site with a rule in approvals.json ({rule}), or every "
-        "public site with --approval-mode auto (or --yolo)"
+        f"public site with {auto}"
     )
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import cast
 
+from circle.application.approvals import AllowHints
 from circle.application.ports.approver import ApprovalDecision, ApprovalRequest, Approver
 
 ApproverFunction = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
@@ -17,18 +19,35 @@ NOT_AN_APPROVER = (
     "async decide(request) method (a circle.Approver); got {!r}"
 )
 log = logging.getLogger("circle")
+LIBRARY_HINTS = AllowHints(
+    modes="approver= (a function that answers), approval_mode='accept-edits' or 'auto'",
+    auto="approval_mode='auto'",
+    person="an approver= that answers",
+)
+"""How a library agent's refusals say the person could allow a call: its own arguments."""
 
 
 class _Checked:
-    """The caller's approver, its answer held to an :class:`ApprovalDecision`: anything else
-    refuses the call (and says so) rather than let it run."""
+    """The caller's approver, its answer held to an :class:`ApprovalDecision`: anything else, or
+    an exception, refuses the call (the model reads why in one line; the traceback goes to the
+    log at debug level) rather than let it run."""
 
     def __init__(self, decide: ApproverFunction, name: str) -> None:
         self._decide = decide
         self._name = name
 
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
-        decision: object = await self._decide(request)
+        try:
+            decision: object = await self._decide(request)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            said = f"{type(exc).__name__}: {exc}"
+            log.warning("the approver %s failed (%s); the call did not run", self._name, said)
+            log.debug("the approver %s raised", self._name, exc_info=True)
+            return ApprovalDecision(
+                allowed=False, reason=f"the approver failed: {said}; the call did not run"
+            )
         if isinstance(decision, ApprovalDecision):
             changed = decision.arguments
             if decision.allowed and changed is not None and not isinstance(changed, Mapping):
@@ -59,4 +78,4 @@ def as_approver(approver: ApproverLike | None) -> Approver | None:
     raise TypeError(NOT_AN_APPROVER.format(approver))
 
 
-__all__ = ["ApproverFunction", "ApproverLike", "as_approver"]
+__all__ = ["LIBRARY_HINTS", "ApproverFunction", "ApproverLike", "as_approver"]

@@ -20,7 +20,13 @@ from circle.adapters._shared.settings_files import (
     load_secrets,
     load_settings_layers,
 )
-from circle.application.approvals import ApprovalMode, ApprovalPolicy, parse_mode
+from circle.application.approvals import (
+    COMMAND_LINE_HINTS,
+    AllowHints,
+    ApprovalMode,
+    ApprovalPolicy,
+    parse_mode,
+)
 from circle.application.context.system_prompt import PromptOptions
 from circle.application.events import AgentEvent, BudgetWarned, RetryScheduled, TurnEnded
 from circle.application.ports.approver import Approver
@@ -276,10 +282,11 @@ async def prepare(
 
 
 def assemble(
-    container: Container, *, trusted: bool, person: Approver | None
+    container: Container, *, trusted: bool, person: Approver | None, hints: AllowHints = COMMAND_LINE_HINTS
 ) -> tuple[Runtime, ApprovalPolicy, list[str]]:
     """The runtime once the folder's trust is settled: the approval policy (``person`` answers what
-    asks; None: it is not run) over the person's rules and a trusted project's, and the hooks.
+    asks; None: it is not run; ``hints`` say in the face's words how to allow what nobody could)
+    over the person's rules and a trusted project's, and the hooks.
     Returns the runtime, its policy, and a line for each project hooks file left unapproved and
     each project setting left out.
 
@@ -289,7 +296,7 @@ def assemble(
     if (problem := sandbox_problem(config)) is not None:
         raise ConfigError(problem)
     layers = load_rule_layers(config.data_dir, config.workspace, project_trusted=trusted)
-    policy = ApprovalPolicy(config.approval_mode, layers, person=person)
+    policy = ApprovalPolicy(config.approval_mode, layers, person=person, hints=hints)
     container.approver.override(policy)
     config.options.hooks = load_hooks(config.data_dir, config.workspace, project_trusted=trusted)
     unapproved = [

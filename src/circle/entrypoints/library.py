@@ -26,7 +26,7 @@ from circle.application.tools.base import Tool
 from circle.domain.errors import ConfigError, TurnCancelledError, UntrustedFolderError
 from circle.domain.messages import Message
 
-from ._approver import ApproverLike, as_approver
+from ._approver import LIBRARY_HINTS, ApproverLike, as_approver
 from ._library_parts import attach, check_choices, private_data_dir, split_tools
 from ._library_sessions import choose_session, fork_point, list_sessions, opens_stored
 from ._options import RunOptions
@@ -251,7 +251,9 @@ class Agent:
         if use.store is not None:
             container.store.override(use.store)
             container.lease.override(None)  # leases live in the SQLite store (the default one)
-        runtime, _, notices = assemble(container, trusted=True, person=as_approver(use.approver))
+        runtime, _, notices = assemble(
+            container, trusted=True, person=as_approver(use.approver), hints=LIBRARY_HINTS
+        )
         for notice in notices:
             log.warning("%s", notice)
         self._runtime = runtime

@@ -36,6 +36,8 @@ class ApprovalRequest:
         ask_reason: Why an ``always_ask`` call asks in every mode (a protected place, a command an
             always-refused pattern could match; empty: the protected places' standard reason), or,
             for another call, what the tool found that keeps it from running unasked.
+        by_mode: The call asks only because the approval mode asks before it (``ask_reason`` then
+            says what the mode asks before); the interface, which shows the mode, leaves it out.
         arguments: The call's arguments as the model gave them (saved secrets still ``%NAME%``).
     """
 
@@ -51,6 +53,7 @@ class ApprovalRequest:
     subjects: tuple[str, ...] = ()
     ask_reason: str = ""
     resolved: tuple[str, ...] = ()
+    by_mode: bool = False
     arguments: Mapping[str, JsonValue] = field(default_factory=dict, hash=False)
 
 

@@ -136,7 +136,7 @@ class ApprovalCard(Card):
             yield Static(Text(BACKGROUND_NOTE, style="yellow"), classes="card-note")
         if request.outside_workspace:
             yield Static(Text("It writes outside the workspace.", style="yellow"), classes="card-note")
-        if request.ask_reason:
+        if request.ask_reason and not request.by_mode:  # the status line shows the mode
             why = escape_for_display(request.ask_reason, newlines=False)
             yield Static(Text(f"It asks because {why}.", style="yellow"), classes="card-note")
 
