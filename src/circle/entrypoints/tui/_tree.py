@@ -49,7 +49,7 @@ class TreeRow:
     def line(self, width: int = 90) -> str:
         mark = "● " if self.here else "  "
         tags = "".join(f"  [{tag}]" for tag in self.tags)
-        return f"{mark}{self.guides}{self.who:<7}{_format.one_line(self.text, width)}{tags}"
+        return f"{mark}{self.guides}{self.who:<6} {_format.one_line(self.text, width)}{tags}"
 
 
 def _summary(message: Message) -> str:

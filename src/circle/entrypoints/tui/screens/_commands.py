@@ -154,7 +154,7 @@ class SlashCommands:
 
         history = await self.host.checkpoints()
         items = [
-            (c.id, f"{who(c.message):<7} {_format.one_line(said(c.message) or '(tool calls)', 90)}")
+            (c.id, f"{who(c.message):<6}  {_format.one_line(said(c.message) or '(tool calls)', 90)}")
             for c in reversed(history)
             if c.message.role == "user" or (c.message.role == "assistant" and c.message.text.strip())
         ]
