@@ -11,16 +11,22 @@ from circle._testing.gateway import (
     chat_text,
     chat_tool_calls,
 )
-from circle._testing.processes import process_gone
+from circle._testing.processes import line_written, process_gone, wait_until
 
 from .conftest import Circle
 
 
 def test_print_mode_stops_a_running_job_and_its_children_when_it_leaves(cli: Circle) -> None:
     command = "sleep 30 & echo $! > job.pid; echo started"
+    logs = cli.home / "background_jobs"
+
+    def once_started(request: RecordedRequest) -> GatewayResponse:
+        """The turn ends only once the job has started its child and said so."""
+        started = wait_until(lambda: any(line_written(log) for log in logs.glob("*/job-1.log")))
+        return chat_text("The job is running." if started else "The job never started.")
+
     cli.gateway.enqueue(
-        chat_tool_calls([("c1", "execute", {"command": command, "background": True})]),
-        chat_text("The job is running."),
+        chat_tool_calls([("c1", "execute", {"command": command, "background": True})]), once_started
     )
     done = cli.run("-p", "--yolo", "start a job", env=cli.env(CIRCLE_JOB_WAIT="0"))
     assert done.returncode == 0, done.stderr

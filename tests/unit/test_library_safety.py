@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import circle
-from circle._testing.processes import process_alive, process_gone_async
+from circle._testing.processes import line_written, process_alive, process_gone_async, wait_until_async
 from circle.adapters.lsp.servers import find_program
 from circle.testing import Call, InMemorySessionStore, ScriptedModel, answer
 
@@ -132,10 +132,7 @@ async def test_closing_the_agent_stops_its_background_jobs(tmp_path: Path) -> No
     agent = circle.Agent(tmp_path, model_client=model, trust=True, approval_mode="auto")
     await agent.run("start it")
     pid_file = tmp_path / "job.pid"
-    for _ in range(100):
-        if pid_file.exists() and pid_file.read_text().strip():
-            break
-        await process_gone_async(-1, within=0.05)
+    assert await wait_until_async(lambda: line_written(pid_file)), "the job wrote its pid"
     pid = int(pid_file.read_text())
     assert process_alive(pid)
     await agent.aclose()

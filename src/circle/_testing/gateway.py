@@ -100,7 +100,7 @@ class ScriptedGateway:
         self._fallback = fallback
         self._record = record
         self._lock = threading.Lock()
-        self._queue: collections.deque[GatewayResponse] = collections.deque()
+        self._queue: collections.deque[GatewayResponse | Responder] = collections.deque()
         self._requests: list[RecordedRequest] = []
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -150,8 +150,9 @@ class ScriptedGateway:
     ) -> None:
         self.stop()
 
-    def enqueue(self, *responses: GatewayResponse) -> None:
-        """Queue responses; each POST takes the oldest."""
+    def enqueue(self, *responses: GatewayResponse | Responder) -> None:
+        """Queue responses; each POST takes the oldest (a function is called with the request,
+        outside the gateway's lock, so it may wait for what the client is to do first)."""
         with self._lock:
             self._queue.extend(responses)
 
@@ -168,8 +169,11 @@ class ScriptedGateway:
             if request.method == "GET":
                 found = request.path.rstrip("/").endswith("/models")
                 return _MODELS if found else chat_error(404, f"no such path: {request.path}")
-            if self._queue:
-                return self._queue.popleft()
+            queued = self._queue.popleft() if self._queue else None
+        if isinstance(queued, GatewayResponse):
+            return queued
+        if queued is not None:
+            return queued(request)
         if self._fallback is not None:
             return self._fallback(request)
         return chat_error(500, "gateway script exhausted")

@@ -1,10 +1,12 @@
-"""Whether a real process still runs, for tests that check what a stop or a cancel left behind."""
+"""Whether a real process still runs, for tests that check what a stop or a cancel left behind,
+and waiting for a state a process is to reach (a file it writes) without guessing a delay."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -43,4 +45,39 @@ async def process_gone_async(pid: int, *, within: float = 3.0) -> bool:
     return True
 
 
-__all__ = ["process_alive", "process_gone", "process_gone_async"]
+def wait_until(check: Callable[[], bool], *, within: float = 30.0) -> bool:
+    """Poll ``check`` until it holds or ``within`` seconds pass; whether it held."""
+    deadline = time.monotonic() + within
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+async def wait_until_async(check: Callable[[], bool], *, within: float = 30.0) -> bool:
+    """:func:`wait_until` without blocking the event loop."""
+    deadline = time.monotonic() + within
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
+def line_written(path: Path) -> bool:
+    """Whether ``path`` holds at least one whole line (a shell's ``echo x > path`` finished)."""
+    try:
+        return path.read_text().endswith("\n")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return False
+
+
+__all__ = [
+    "line_written",
+    "process_alive",
+    "process_gone",
+    "process_gone_async",
+    "wait_until",
+    "wait_until_async",
+]
