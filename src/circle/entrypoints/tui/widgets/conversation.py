@@ -14,6 +14,7 @@ from textual import message as ui
 from textual.await_complete import AwaitComplete
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
@@ -202,6 +203,18 @@ class ConversationView(VerticalScroll):
     def on_resize(self) -> None:
         if self.following:
             self._anchor_if_taller()
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """The rows laid out; an anchor let go once they all fit (Textual would scroll an anchored
+        view to its last row unchecked: above the top, a blank line first, when it has grown to
+        fit its rows, as under an approval card once the busy line goes)."""
+        arranged = super().arrange(size, optimal)
+        view = self.container_size.height - self.scrollbar_size_horizontal
+        if self.is_anchored and not self._anchor_released and arranged.spatial_map.total_region.bottom < view:
+            self.anchor(False)
+            self.set_reactive(ConversationView.scroll_y, 0)
+            self.set_reactive(ConversationView.scroll_target_y, 0)
+        return arranged
 
     def _anchor_if_taller(self) -> None:
         """Anchored while the conversation is taller than the view; a shorter one stays at the top
