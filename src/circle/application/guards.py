@@ -73,6 +73,8 @@ async def ask_model(
         log.info("thinking repeated itself; asking again (%d/%d)", retries, MAX_THINKING_RETRIES)
         dropped = dropped + (message.usage or Usage())
         attempt = dataclasses.replace(request, messages=(*request.messages, Message.user(THINKING_REMINDER)))
+    if request.thinking is not None:  # the session goes on at this level when opened again
+        message = message.model_copy(update={"thinking": request.thinking})
     if not dropped.total:
         return message
     return message.model_copy(update={"usage": dropped + (message.usage or Usage())})

@@ -22,7 +22,7 @@ from circle.domain.retry import TimeoutPolicy
 from circle.domain.sandbox import SandboxPolicy, sandbox_note
 from circle.domain.secrets import Secrets
 from circle.domain.subagents import SUBAGENT_ONLY
-from circle.domain.thinking import ThinkingLevel
+from circle.domain.thinking import ThinkingLevel, level_in
 
 from .agent_loop import AgentLoop, LoopSettings
 from .approvals import ApprovalPolicy, PlanMode, PlanModeGate, hook_mode
@@ -289,6 +289,9 @@ class Runtime:
         if hooks is not None:
             source = "resume" if conversation.messages else "startup"
             said = await hooks.session_start(source=source) or None
+        recorded, level = level_in(conversation.messages)
+        if recorded:  # it goes on at the level its answers were asked at, as in plan mode or not
+            self.options.thinking = level
         loop = await self._loop(context, hooks, said)
         loop.window.retired = await self._compacted_away(conversation)
         session = AgentSession(loop, conversation, jobs=jobs)

@@ -14,6 +14,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from .thinking import ThinkingLevel
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -181,6 +183,8 @@ class Message(_Frozen):
     """How a user message is shown when that is not its text as it is (see :class:`Shown`)."""
     response_id: str | None = None
     """The id the provider gave the response that wrote this answer, when its wire names one."""
+    thinking: ThinkingLevel | None = None
+    """The thinking level this answer was asked at; None when none was sent."""
 
     @classmethod
     def user(

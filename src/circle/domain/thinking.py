@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .messages import Message
 
 ThinkingLevel = Literal["minimal", "low", "medium", "high", "max"]
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("minimal", "low", "medium", "high", "max")
@@ -78,11 +82,21 @@ def anthropic_output(
     return total, budget
 
 
+def level_in(messages: Iterable[Message]) -> tuple[bool, ThinkingLevel | None]:
+    """The thinking level a conversation goes on at: (True, the level its last answer was asked at,
+    None for off) once any answer records one; (False, None) when none does (the chosen one stays)."""
+    answers = [message for message in messages if message.role == "assistant"]
+    if not any(answer.thinking for answer in answers):
+        return False, None
+    return True, answers[-1].thinking
+
+
 __all__ = [
     "THINKING_LEVELS",
     "UNKNOWN_OUTPUT_ROOM",
     "ThinkingLevel",
     "anthropic_output",
+    "level_in",
     "parse_level",
     "reasoning_effort",
     "thinking_budget",
