@@ -361,6 +361,25 @@ def test_a_deny_rule_holds_for_every_spelling_of_the_command(victim: Victim) -> 
         assert "denied by your approvals.json" in result, (command, result)
 
 
+DENIED_TOUCH = [
+    "touch -- secretA",
+    "touch ./secretB",
+    "touch sub/../secretC",
+    "touch ~/project/secretD",
+    "cd src && touch ../secretE",
+    'touch "$PWD"/secretF',
+]
+
+
+def test_a_deny_rule_holds_for_every_spelling_of_a_path(victim: Victim) -> None:
+    rules = [{"tool": "execute", "pattern": "touch secret*", "effect": "deny"}]
+    victim.path(f"{DATA}/approvals.json").write_text(json.dumps(rules))
+    results = victim.run([execute(command, f"c{i}") for i, command in enumerate(DENIED_TOUCH)], "--yolo")
+    for command, result in zip(DENIED_TOUCH, results, strict=True):
+        assert "denied by your approvals.json" in result, (command, result)
+    assert not list(victim.path(WORK).glob("secret*"))
+
+
 def test_a_deny_rule_holds_for_what_xargs_adds(victim: Victim) -> None:
     rules = [{"tool": "execute", "pattern": "git push*", "effect": "deny"}]
     victim.path(f"{DATA}/approvals.json").write_text(json.dumps(rules))
