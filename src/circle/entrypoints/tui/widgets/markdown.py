@@ -24,6 +24,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
@@ -61,6 +62,10 @@ def _show_link_targets(state: StateCore) -> None:
                     target.content = f" ({href})"
                     shown.append(target)
         block.children = shown
+
+
+async def _nothing() -> None:
+    return None
 
 
 def _unsaid(href: str, text: str) -> bool:
@@ -208,6 +213,17 @@ class ChatMarkdown(Markdown):
 
     def __init__(self, markdown: str = "", *, classes: str | None = None) -> None:
         super().__init__(escape_for_display(markdown), classes=classes, parser_factory=chat_parser)
+
+    def update(self, markdown: str) -> AwaitComplete:
+        """Draw ``markdown`` instead. An empty widget given nothing (an answer about to stream, as
+        it mounts) is left as it is: Textual parses a document on the loop's shared thread pool,
+        and while other work holds every thread there, the answer's pieces waited behind it."""
+        if markdown or self.children:
+            return super().update(markdown)
+        self._theme = self.app.theme
+        self._markdown = ""
+        self._table_of_contents = None
+        return AwaitComplete(_nothing())
 
     def show(self, markdown: str) -> None:
         """Show ``markdown`` instead (drawn now when mounted, else when it mounts)."""
