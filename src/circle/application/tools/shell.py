@@ -29,6 +29,7 @@ from circle.domain.redact import redact
 
 from .base import BuiltinTool, ToolArgs, ToolContext, ToolOutput
 from .command_review import review_command
+from .linked_paths import linked_commands
 from .protected_places import restore_changes, take_snapshot, watched
 
 OUTPUT_LIMIT = 30_000
@@ -63,6 +64,7 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         raise ToolError(f"refused: {verdict.reason}")
     await ctx.check_command(args.command, words=verdict.words)
     review = await review_command(verdict, ctx)
+    linked = await linked_commands((*verdict.words, *verdict.resolved), ctx.files, workspace=ctx.workspace)
     await ctx.approve(
         "execute",
         "execute",
@@ -72,7 +74,7 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         always_ask=review.always_ask,
         ask_reason=review.ask_reason or review.reason,
         safe=review.safe and not review.always_ask,
-        resolved=command_subjects(verdict.resolved),
+        resolved=command_subjects((*verdict.resolved, *linked)),
     )
     env = ctx.command_env(review.env) if review.env else ctx.env
     if args.background and ctx.jobs is not None:
