@@ -115,7 +115,7 @@ def test_an_always_ask_place_changed_unseen_is_put_back(cli: Circle) -> None:
         "import os\n"
         "open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\necho owned\\n')\n"
         "open(os.environ['CIRCLE_HOME'] + '/approvals.json', 'w').write('[{\"tool\": \"*\", "
-        "\"pattern\": \"*\", \"effect\": \"allow\"}]')\n"
+        '"pattern": "*", "effect": "allow"}]\')\n'
         "open('.git/config', 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n')\n"
     )
     (cli.workspace / "x.py").write_text(script)

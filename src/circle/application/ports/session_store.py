@@ -59,7 +59,11 @@ class SessionStore(Protocol):
 
     async def move_branch(self, session_id: str, name: str, *, head_id: str | None) -> Branch:
         """Move an existing branch's head to ``head_id``, one of the session's checkpoints, or None
-        (before the first message); undo and redo do it, and no message is changed. Raises StorageError for an unknown branch or checkpoint."""
+        (before the first message); undo and redo do it, and no message is changed.
+
+        Raises:
+            StorageError: for an unknown branch or checkpoint.
+        """
         ...
 
     async def add_label(self, checkpoint_id: str, text: str) -> Label:
