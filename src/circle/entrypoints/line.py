@@ -127,7 +127,7 @@ def asked_text(request: ApprovalRequest) -> str:
     lines = command_lines(request.summary)
     shown = "".join(f"  {line.text}\n" for line in lines)
     said = f"\ncircle: {one_line(request.tool_name)} wants to run:\n{shown}"
-    if request.ask_reason:
+    if request.ask_reason and not request.by_mode:  # the person chose the mode; say only the rest
         said += f"circle: it asks because {one_line(request.ask_reason)}\n"
     if more := more_lines(request.summary):
         first = next((line.text for line in lines if not line.blank_lines), "")
