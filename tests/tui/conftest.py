@@ -148,13 +148,14 @@ def backend() -> FakeBackend:
 @pytest.fixture
 def make_app(backend: FakeBackend, clock: FixedClock) -> Callable[..., CircleApp]:
     def make(**changes: object) -> CircleApp:
-        return CircleApp(backend, options(**changes), clock=clock, history=InputHistory())
+        return CircleApp(backend, options(**changes), clock=clock, history=InputHistory(), cursor_blink=False)
 
     return make
 
 
-async def until(pilot: object, found: Callable[[], bool], *, within: float = 5.0) -> None:
-    """Let the app run until ``found()`` holds; fail after ``within`` seconds."""
+async def until(pilot: object, found: Callable[[], bool], *, within: float = 15.0) -> None:
+    """Let the app run until ``found()`` holds; fail after ``within`` seconds (generous: a loaded
+    machine is slow, and a state reached sooner returns sooner)."""
     import asyncio
 
     from textual.pilot import Pilot

@@ -130,7 +130,9 @@ def test_the_light_theme(snap_compare: SnapCompare, backend: FakeBackend, clock:
     from .conftest import options
 
     backend.model.add(answer("A light answer."))
-    app = CircleApp(backend, options(), clock=clock, history=InputHistory(), theme="textual-light")
+    app = CircleApp(
+        backend, options(), clock=clock, history=InputHistory(), theme="textual-light", cursor_blink=False
+    )
 
     async def run_before(pilot: Pilot[object]) -> None:
         await until(pilot, lambda: app.host is not None)

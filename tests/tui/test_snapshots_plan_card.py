@@ -29,6 +29,8 @@ def test_the_plan_card_at_50x16(
         await send(pilot, screen, "plan it")
         await until(pilot, lambda: isinstance(screen.card, QuestionCard))
         await until(pilot, lambda: "pgdn scroll" in "\n".join(screen_lines(app)))
+        card = screen.card
+        await until(pilot, lambda: app.focused is not None and card in app.focused.ancestors_with_self)
         await pilot.press("pagedown")
         await until(pilot, lambda: "step number" in "\n".join(screen_lines(app)))
         screen.busy.hide()

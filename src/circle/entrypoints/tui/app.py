@@ -61,6 +61,7 @@ class CircleApp(App[int]):
         clock: Seconds, for the turn lines (fixed in tests).
         theme: textual-dark or textual-light, as the terminal is.
         typed: What the terminal had been given before the app started (keys for the input box).
+        cursor_blink: Whether the input box's cursor blinks (a steady one makes a snapshot exact).
     """
 
     TITLE = "Circle"
@@ -81,8 +82,10 @@ class CircleApp(App[int]):
         history: InputHistory | None = None,
         driver_class: type[Driver] | None = None,
         typed: str = "",
+        cursor_blink: bool = True,
     ) -> None:
         super().__init__(driver_class=driver_class)
+        self.cursor_blink = cursor_blink
         self._backend = backend
         self._make_backend = make_backend
         self.opts = opts
@@ -227,6 +230,7 @@ class CircleApp(App[int]):
         if self.history is None:
             self.history = InputHistory.load(self.backend.data / "input_history.jsonl")
         screen = MainScreen(host, self.desk, history=self.history, clock=self.clock)
+        screen.composer.cursor_blink = self.cursor_blink
         screen.conversation.differ = self.previews.diff
         self.sink.screen = screen
         await self.push_screen(screen)
