@@ -107,10 +107,7 @@ class SlashCommands:
         self.screen.refresh_footer()
 
     async def _reset_view(self) -> None:
-        await self.screen.conversation.remove_children()
-        self.screen.conversation.tools.clear()
-        self.screen.conversation.replay(self.host.session.conversation.messages)
-        self.screen.conversation.follow()
+        await self.screen.conversation.redraw(self.host.session.conversation.messages)
         self.screen.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
         self.screen.refresh_footer()
 

@@ -16,7 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.timer import Timer
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from circle.application.events import (
@@ -88,6 +88,14 @@ class Answer(ChatMarkdown):
         knows where the last block starts, so every later draw is whole too."""
         self._drawing: AwaitComplete | None = None
         self._timer: Timer | None = None
+
+    @classmethod
+    def stored(cls, text: str) -> Answer:
+        """A whole answer from a stored session, parsed now: it mounts with its blocks."""
+        answer = cls()
+        answer.text = answer._shown = text
+        answer.build(text)
+        return answer
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._flush)  # mounted once the mount handlers have run
@@ -344,9 +352,10 @@ class ConversationView(VerticalScroll):
             self.notice(f"error: {message.error}", kind="error")
         self.answer = self.thinking = None
 
-    def replay(self, messages: list[Message]) -> None:
+    def replay(self, messages: list[Message]) -> AwaitMount:
         """Draw a stored conversation: what a resumed session said before. A long one draws its
-        last turns; the earlier ones wait in :attr:`earlier` until the view reaches the top."""
+        last turns; the earlier ones wait in :attr:`earlier` until the view reaches the top.
+        Awaiting it waits for the rows to be mounted."""
         if self.earlier is not None:
             self.earlier.remove()
             self.earlier = None
@@ -355,10 +364,24 @@ class ConversationView(VerticalScroll):
         if start:
             self.earlier = Earlier(messages[:start])
             rows.insert(0, self.earlier)
-        self.mount_all(rows)  # in one batch: styled and laid out once, not once a row
+        mounted = self.mount_all(rows)  # in one batch: styled and laid out once, not once a row
         self.settle()
         if self.earlier is not None:
             self.call_after_refresh(self._fill)
+        return mounted
+
+    async def redraw(self, messages: list[Message]) -> None:
+        """Draw ``messages`` instead of the rows shown (after /undo, /redo, /tree, /new), at the
+        end from the first frame: the old rows go and the new tail comes in one batch, anchored."""
+        with self.app.batch_update():
+            await self.remove_children()
+            self.tools.clear()
+            self.earlier = None
+            self._pinned = None
+            self._set_unseen(False)
+            self.anchor()  # let go in arrange() if the rows fit
+            await self.replay(messages)
+        self.follow()
 
     def _fill(self) -> None:
         """Earlier messages drawn while the rows shown do not fill the view (it cannot scroll up)."""
@@ -399,9 +422,7 @@ class ConversationView(VerticalScroll):
                     block.finish()
                     add(block)
                 elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
-                    answer = Answer()
-                    add(answer)
-                    answer.finish(part.text)
+                    add(Answer.stored(part.text))
                 elif isinstance(part, ToolCallPart):
                     row = ToolRow(part.id, part.name, part.parsed_arguments() or {})
                     self.tools[part.id] = row

@@ -213,16 +213,39 @@ class ChatMarkdown(Markdown):
 
     def __init__(self, markdown: str = "", *, classes: str | None = None) -> None:
         super().__init__(escape_for_display(markdown), classes=classes, parser_factory=chat_parser)
+        self._built: tuple[str, list[MarkdownBlock]] | None = None
+
+    def build(self, markdown: str) -> None:
+        """Before it mounts: parse ``markdown`` now and mount its blocks with the widget, in the
+        same batch (rows drawn again whole, as after /undo, take their heights in the first frame
+        rather than mounting empty while a thread parses them)."""
+        shown = escape_for_display(markdown)
+        self._built = (shown, self._build_from_source(shown))
+        self._initial_markdown = shown
+
+    def compose(self) -> ComposeResult:
+        if self._built is not None:
+            yield from self._built[1]
 
     def update(self, markdown: str) -> AwaitComplete:
         """Draw ``markdown`` instead. An empty widget given nothing (an answer about to stream, as
         it mounts) is left as it is: Textual parses a document on the loop's shared thread pool,
-        and while other work holds every thread there, the answer's pieces waited behind it."""
+        and while other work holds every thread there, the answer's pieces waited behind it. A
+        widget :meth:`build` drew keeps its blocks when it mounts."""
+        if self._built is not None and markdown == self._built[0]:
+            self._built = None
+            return self._drawn(markdown)
         if markdown or self.children:
             return super().update(markdown)
+        return self._drawn("")
+
+    def _drawn(self, markdown: str) -> AwaitComplete:
+        """What an update that found ``markdown`` drawn already leaves."""
         self._theme = self.app.theme
-        self._markdown = ""
+        self._markdown = markdown
         self._table_of_contents = None
+        lines = markdown.splitlines()
+        self._last_parsed_line = len(lines) - (1 if lines and lines[-1] else 0)
         return AwaitComplete(_nothing())
 
     def show(self, markdown: str) -> None:
