@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from rich.text import Text
 from textual import events
 from textual import message as ui
-from textual.await_complete import AwaitComplete
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
-from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Collapsible, Markdown, Static
 
@@ -33,114 +30,20 @@ from circle.application.events import (
     ToolExecutionUpdated,
     TurnEnded,
 )
-from circle.domain.display import escape_for_display
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from circle.entrypoints.tui._format import tool_title
 from circle.entrypoints.tui.widgets.earlier import PIN_S, Earlier, tail_size, tail_start
-from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
+from circle.entrypoints.tui.widgets.rows import Answer, Notice, Thinking, TurnLine
 from circle.entrypoints.tui.widgets.shell_row import ShellRow
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
 from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, ToolRow, command_text, diff_text
-
-DRAWS_PER_S = 15
 
 Differ = Callable[[str], Awaitable[str | None]]
 """A file call's real diff by its call id (from the file as it was when the call started)."""
 
 _SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
 """A streamed answer cut by these is told by the error line or the turn's end, not again here."""
-
-
-class Notice(Static):
-    """A line from Circle itself: errors, retries, compaction, budget, help."""
-
-    def __init__(self, text: str, *, kind: str = "info") -> None:
-        super().__init__(Text(escape_for_display(text)), classes=f"notice {kind}")
-        self.kind = kind
-
-    def say(self, text: str, *, kind: str = "info") -> None:
-        """Show ``text`` instead: a line that told of work going on now tells how it ended."""
-        self.remove_class(self.kind)
-        self.kind = kind
-        self.add_class(kind)
-        self.update(Text(escape_for_display(text)))
-
-
-class TurnLine(Static):
-    def __init__(self, text: str) -> None:
-        super().__init__(Text(text), classes="turn-line")
-
-
-class Answer(ChatMarkdown):
-    """An answer as it streams: the text so far, drawn at most :data:`DRAWS_PER_S` times a second.
-
-    Each draw adds the new text to the last Markdown block (the blocks above are neither parsed
-    nor drawn again), so the terminal gets only the rows that changed.
-    """
-
-    def __init__(self) -> None:
-        super().__init__("", classes="answer")
-        self.text = ""
-        self._shown = ""
-        self._whole = False
-        """Drawn again whole once (its text changed above the end): Markdown.append no longer
-        knows where the last block starts, so every later draw is whole too."""
-        self._drawing: AwaitComplete | None = None
-        self._timer: Timer | None = None
-
-    @classmethod
-    def stored(cls, text: str) -> Answer:
-        """A whole answer from a stored session, parsed now: it mounts with its blocks."""
-        answer = cls()
-        answer.text = answer._shown = text
-        answer.build(text)
-        return answer
-
-    def on_mount(self) -> None:
-        self.call_after_refresh(self._flush)  # mounted once the mount handlers have run
-
-    def add(self, delta: str) -> None:
-        self.text += delta
-        if self._timer is None and self.is_mounted:
-            self._timer = self.set_interval(1 / DRAWS_PER_S, self._flush)
-
-    def finish(self, text: str) -> None:
-        self.text = text
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self._flush()
-
-    def _flush(self) -> None:
-        if not self.is_mounted or self.text == self._shown:
-            return
-        if self._drawing is not None and not self._drawing.is_done:
-            if self._timer is None:  # finished while a draw was under way: draw the rest after it
-                self.call_after_refresh(self._flush)
-            return
-        shown, self._shown = self._shown, self.text
-        if not self._whole and self.text.startswith(shown):
-            self._drawing = self.append(escape_for_display(self.text[len(shown) :]))
-        else:
-            self._whole = True
-            self._drawing = self.update(escape_for_display(self.text))
-
-
-class Thinking(Collapsible):
-    """Thinking, folded: a click (or enter) opens it."""
-
-    def __init__(self, text: str = "") -> None:
-        self.body = Static(Text(escape_for_display(text), style="italic"), classes="thinking-text")
-        self.text = text
-        super().__init__(self.body, title="Thinking…", collapsed=True, classes="thinking")
-
-    def add(self, delta: str) -> None:
-        self.text += delta
-        self.body.update(Text(escape_for_display(self.text), style="italic"))
-
-    def finish(self) -> None:
-        self.title = f"Thought ({len(self.text.split())} words)"
 
 
 class ConversationView(VerticalScroll):
