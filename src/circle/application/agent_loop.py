@@ -126,6 +126,9 @@ class Inbox:
     follow_up_mode: QueueMode = "one-at-a-time"
     """``one-at-a-time``: each follow-up starts a turn of its own; ``all``: the follow-ups waiting
     when a turn ends go together, as one message, in the next."""
+    stop: bool = False
+    """The person asked the turn to end once the call running now has its result (esc on an
+    approval card): the calls after it are not run and no further request is sent."""
 
     def next_follow_up(self) -> str | None:
         """The follow-up (or, in ``all`` mode, the follow-ups joined) the next turn starts with."""
@@ -136,9 +139,6 @@ class Inbox:
         joined = "\n\n".join(self.follow_ups)
         self.follow_ups.clear()
         return joined
-    stop: bool = False
-    """The person asked the turn to end once the call running now has its result (esc on an
-    approval card): the calls after it are not run and no further request is sent."""
 
     def clear(self) -> tuple[list[str], list[str]]:
         """Take back the person's waiting messages: (steering, follow-ups)."""
