@@ -126,17 +126,20 @@ def _use_provider(provider: str) -> None:
 
 
 def _check_values(*, thinking: str | None, approval_mode: str | None, tools: list[str]) -> None:
-    """Refuse an option value that names no level, mode or tool, naming the ones there are."""
-    from circle.application.approvals import parse_mode
-    from circle.domain.thinking import parse_level
+    """Refuse an option value that names no level, mode or tool, naming the ones there are.
 
+    What checks a value is imported only for a value given: the interface paints sooner."""
     try:
         if thinking is not None:
+            from circle.domain.thinking import parse_level
+
             parse_level(thinking)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--thinking") from None
     try:
         if approval_mode is not None:
+            from circle.application.approvals import parse_mode
+
             parse_mode(approval_mode)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--approval-mode") from None

@@ -50,7 +50,11 @@ def run_tui(opts: RunOptions) -> int:
 
 
 def _in_sessions_folder(opts: RunOptions, env: dict[str, str]) -> RunOptions:
-    """The session ``--session`` opens works in its own folder, as in every mode (and says so)."""
+    """The session ``--session`` opens works in its own folder, as in every mode (and says so).
+
+    Without ``--session`` nothing is imported: the first frame does not wait for the session modules."""
+    if not opts.session:
+        return opts
     import asyncio
 
     from circle.domain.errors import CircleError

@@ -192,6 +192,9 @@ class CircleApp(App[int]):
         try:
             if self._backend is None:
                 assert self._make_backend is not None, "a backend or a way to make one"
+                painted = asyncio.Event()  # the loader's imports would hold the first frame back
+                self.call_after_refresh(painted.set)
+                await painted.wait()
                 self._backend = await asyncio.to_thread(_load, self._make_backend)
             await self._start()
         except CircleError as exc:
