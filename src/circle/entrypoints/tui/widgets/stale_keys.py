@@ -3,7 +3,8 @@
 Textual queues each key at the widget focused when the key is read, and a key's bubbling to the
 screen waits behind the keys queued after it. So a key that reached a widget the focus has since
 left goes on to the widget focused now (:func:`pass_on`), and a row or the conversation (no text
-of their own) hand a printable key to the screen at once (:func:`type_outside`; the screen is
+of their own, nor the parts inside them the focus can reach) hand a printable key to the screen at
+once (:func:`type_outside`; the screen is
 :class:`TakesTyping`: it focuses the input box and types the key): no key is lost, and enter is
 not taken by a row the cursor already left.
 """
@@ -14,6 +15,7 @@ from typing import Protocol, runtime_checkable
 
 from textual import events
 from textual.widget import Widget
+from textual.widgets import Input, TextArea
 
 
 @runtime_checkable
@@ -42,11 +44,17 @@ def pass_on(widget: Widget, event: events.Key) -> bool:
 
 def type_outside(widget: Widget, event: events.Key) -> bool:
     """A key that reached ``widget``, which has no text of its own: passed on when the focus left
-    it, else a printable key goes into the input box at once; True when it went elsewhere."""
-    if pass_on(widget, event):
-        return True
+    it, else a printable key goes into the input box at once, also when it bubbled up from a
+    focused part inside ``widget`` that takes no text (a folded thinking block's title): the keys
+    queued behind it there would reach the screen after the focus moved, and be lost. True when it
+    went elsewhere."""
+    if pass_on(widget, event) or not widget.is_attached:
+        return widget.is_attached
     screen = widget.screen
-    return screen.focused is widget and isinstance(screen, TakesTyping) and screen.take_typed(event)
+    focused = screen.focused
+    if focused is None or isinstance(focused, (Input, TextArea)):
+        return False
+    return isinstance(screen, TakesTyping) and screen.take_typed(event)
 
 
 __all__ = ["TakesTyping", "pass_on", "type_outside"]
