@@ -83,3 +83,24 @@ async def test_on_a_narrow_line_the_tokens_then_the_time_give_way_to_what_runs(
         )
         runner.started[0].finish(0)
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+
+
+async def test_a_streamed_delta_leaves_the_busy_line_to_its_tick_and_a_new_activity_draws_at_once(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.application.events import MessageUpdated, TurnStarted
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        busy = main_screen(app).busy
+        app.sink.emit(TurnStarted(session_id="s", message="hi"))
+        app.sink.emit(MessageUpdated(kind="text", delta="x" * 40, content_index=0))
+        await until(pilot, lambda: "Answering…" in str(busy.content))
+        before = str(busy.content)
+        busy.streamed += 4000
+        busy.show("Answering…")  # as each delta does: no frame of its own
+        assert str(busy.content) == before
+        await until(pilot, lambda: "↓ 1.0k tokens" in str(busy.content))  # the tick draws it
+        busy.show("Thinking…")
+        assert "Thinking…" in str(busy.content)

@@ -134,3 +134,13 @@ def test_a_span_with_a_link_or_wide_characters_is_written_whole() -> None:
         out = diff.write(second)
         assert out.startswith(second[: second.index("H") + 1])
         assert second[second.index("H") + 1 : second.rindex("\x1b[1;1H")] in out
+
+
+def test_a_frame_that_changes_nothing_writes_nothing_and_a_moved_cursor_is_still_written() -> None:
+    diff = ScreenDiff(COLUMNS)
+    shown = {0: "the answer so far", 1: "⠋ Answering…"}
+    assert diff.write(frame(shown, cursor=(2, 5)))
+    assert diff.write(frame(shown, cursor=(2, 5))) == ""
+    assert diff.write(frame(shown, cursor=(3, 5))) == "\x1b[6;4H"
+    diff.write("\x1b[?25h")  # anything else written: where the cursor is is no longer known
+    assert diff.write(frame(shown, cursor=(3, 5))) == "\x1b[6;4H"

@@ -17,7 +17,7 @@ from typing import Any
 from textual.drivers.linux_driver import LinuxDriver
 from textual.messages import TerminalSupportsSynchronizedOutput
 
-from circle.entrypoints.tui._screen_diff import ScreenDiff
+from circle.entrypoints.tui._screen_diff import SYNC, ScreenDiff
 
 TMUX_SYNC = (3, 6)
 """The first tmux that holds a program's frames between ``ESC[?2026h`` and ``ESC[?2026l``."""
@@ -39,6 +39,8 @@ class DiffingDriver(LinuxDriver):
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
         self.diff = ScreenDiff()
+        self._held = False
+        """A frame's synchronized-output start, written only with the frame if it changes anything."""
 
     def start_application_mode(self) -> None:
         super().start_application_mode()  # type: ignore[no-untyped-call]  # not annotated in Textual
@@ -46,7 +48,17 @@ class DiffingDriver(LinuxDriver):
             self._app.post_message(TerminalSupportsSynchronizedOutput())
 
     def write(self, data: str) -> None:
-        super().write(self.diff.write(data))
+        if data == SYNC[0]:
+            self._held = True
+            return
+        if self._held and data == SYNC[1]:
+            self._held = False  # the frame changed nothing: neither it nor its markers are written
+            return
+        out = self.diff.write(data)
+        if out and self._held:
+            out, self._held = SYNC[0] + out, False
+        if out:
+            super().write(out)
 
 
 __all__ = ["DiffingDriver", "known_sync"]

@@ -19,6 +19,8 @@ _MOVE = re.compile(r"\x1b\[(\d+);(\d+)H")
 _STYLE = re.compile(r"\x1b\[[0-9;:]*m|\x1b\]8;[^\x1b\x07]*(?:\x1b\\|\x07)")
 _SGR_SPLIT = re.compile(r"(\x1b\[[0-9;:]*m)")
 _FORGETS = ("\x1b[2J", "\x1b[?1049", "\x1bc", "\x1b[H", "\x1b[J")
+SYNC = ("\x1b[?2026h", "\x1b[?2026l")
+"""Synchronized output's start and end of a frame: they leave the cursor where it is."""
 Span = tuple[int, int, str]
 """Where a span starts (column), how many cells it covers, and the text with its styles."""
 
@@ -30,10 +32,13 @@ class ScreenDiff:
         self.rows: dict[int, list[Span]] = {}
         self.columns = columns
         """The terminal's width: a row is scrolled only when all of it is known."""
+        self.cursor: tuple[int, int] | None = None
+        """Where the last frame left the cursor (row, column), when nothing has moved it since."""
 
     def forget(self, *, columns: int | None = None) -> None:
         """The screen is unknown (resized, cleared, written by something else)."""
         self.rows.clear()
+        self.cursor = None
         if columns is not None:
             self.columns = columns
 
@@ -42,6 +47,8 @@ class ScreenDiff:
         if not _MOVE.match(data):
             if any(code in data for code in _FORGETS):
                 self.forget()
+            if data not in SYNC:
+                self.cursor = None
             return data
         spans = self._parse(data)
         if spans is None:
@@ -51,8 +58,21 @@ class ScreenDiff:
         scrolled = self._scrolled(spans)
         if scrolled is not None and len(scrolled[0]) < len(plain[0]):
             out, self.rows = scrolled
+        else:
+            out, self.rows = plain
+        return self._moved(out, spans[-1])
+
+    def _moved(self, out: str, last: tuple[int, Span]) -> str:
+        """``out``, or nothing when all it does is put the cursor back where it already is (a
+        frame of a widget that redrew what it showed)."""
+        y, (x, width, text) = last
+        move = f"\x1b[{y + 1};{x + 1}H"
+        if width or text or not out.endswith(move):
+            self.cursor = None
             return out
-        out, self.rows = plain
+        if out == move and self.cursor == (y, x):
+            return ""
+        self.cursor = (y, x)
         return out
 
     @staticmethod

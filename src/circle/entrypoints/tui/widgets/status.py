@@ -63,13 +63,18 @@ class BusyLine(Static):
         self.set_interval(0.1, self._tick)
 
     def show(self, activity: str, *, retry: str = "") -> None:
-        """Say what runs now; a retry being waited on ends once something else happens."""
+        """Say what runs now; a retry being waited on ends once something else happens.
+
+        Saying again what already shows draws nothing: the tick redraws the time and tokens, so an
+        answer's every delta does not cost a frame of its own."""
         if self.started is None:
             self.started = self.clock()
+        same = self.display and self._retry is None and (activity, retry) == (self.activity, self.retry)
         self.activity, self.retry = activity, retry
         self._retry = None
         self.display = True
-        self._draw()
+        if not same:
+            self._draw()
 
     def hide(self) -> None:
         self.activity = self.retry = ""
