@@ -8,12 +8,10 @@ from functools import partial
 from pathlib import Path
 
 from textual import events, work
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Input, Static, TextArea
 
 from circle.application.events import (
@@ -31,6 +29,7 @@ from circle.entrypoints.tui import _format, _slash
 from circle.entrypoints.tui._desk import Desk
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._host import Host
+from circle.entrypoints.tui.screens._view_keys import ViewKeys
 from circle.entrypoints.tui.widgets.cards import Card, card_for
 from circle.entrypoints.tui.widgets.composer import CompletionList, Composer
 from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, TurnLine
@@ -48,7 +47,7 @@ class AgentEventArrived(Message):
         self.event = event
 
 
-class MainScreen(Screen[None]):
+class MainScreen(ViewKeys):
     class QuitWanted(Message):
         """Leave Circle with this exit code."""
 
@@ -62,12 +61,6 @@ class MainScreen(Screen[None]):
         Binding("ctrl+b", "background", "background", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "mode", show=False, priority=True),
         Binding("ctrl+c", "interrupt", "quit", show=False, priority=True),
-        Binding("end", "follow", "follow", show=False, priority=True),
-        Binding("ctrl+end", "follow", "follow", show=False, priority=True),
-        Binding("pageup", "page(-1)", "scroll up", show=False, priority=True),
-        Binding("pagedown", "page(1)", "scroll down", show=False, priority=True),
-        Binding("ctrl+home", "page_home", "top", show=False, priority=True),
-        Binding("ctrl+o", "transcript", "transcript", show=False, priority=True),
     ]
 
     def __init__(self, host: Host, desk: Desk, *, history: InputHistory, clock: Callable[[], float]) -> None:
@@ -348,41 +341,6 @@ class MainScreen(Screen[None]):
             self.card.focus()
         elif self.composer.display:
             self.composer.focus()
-
-    def on_conversation_view_unseen_changed(self, message: ConversationView.UnseenChanged) -> None:
-        self.below.display = message.unseen
-
-    def action_follow(self) -> None:
-        """End: back to the end of the conversation when scrolled up; else End in the input box."""
-        if self.conversation.following:
-            raise SkipAction()
-        self.conversation.follow()
-
-    def action_page(self, step: int) -> None:
-        """PageUp/PageDown scroll the conversation; the cursor stays in the input box. A card
-        that scrolls its diff takes them first."""
-        if self.card is not None and self.card.has_focus_within:
-            raise SkipAction()
-        view = self.conversation
-        if step < 0:
-            view.scroll_page_up(animate=False)
-        elif view.scroll_y + view.scrollable_content_region.height >= view.max_scroll_y:
-            view.follow()  # the last page: follow the end again (a scroll there would let go)
-        else:
-            view.scroll_page_down(animate=False)
-
-    def action_transcript(self) -> None:
-        """ctrl+o: the whole transcript, every tool output in full (esc or ctrl+o comes back)."""
-        from circle.entrypoints.tui.screens.transcript import TranscriptScreen
-
-        diffs = {call: row.diff for call, row in self.conversation.tools.items() if row.diff}
-        unsent = [(row.after, row.whole()) for row in self.conversation.query(ShellRow) if not row.sent]
-        messages = self.host.session.conversation.messages
-        self.app.push_screen(TranscriptScreen(messages, diffs=diffs, asides=unsent))
-
-    def action_page_home(self) -> None:
-        """ctrl+home: the start of the conversation (End or ctrl+end comes back)."""
-        self.conversation.scroll_home(animate=False)
 
     def action_cancel_turn(self) -> None:
         if self.completions.open:
