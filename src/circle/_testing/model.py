@@ -67,7 +67,7 @@ class ScriptedModel:
     Each step is a list of events (see :func:`answer`), a ``ModelError`` to raise, or a function
     of the request returning events. When the script runs out, the model answers "(script ended)".
     Like an endpoint, it names each response first (``scripted-1``, ``scripted-2``, … by request),
-    unless the step names it itself.
+    unless the step's first event names it.
     """
 
     def __init__(self, steps: Sequence[Step] = ()) -> None:
@@ -87,9 +87,12 @@ class ScriptedModel:
         step: Step = self._steps.pop(0) if self._steps else answer("(script ended)")
         if isinstance(step, ModelError):
             raise step
-        events = step(request) if callable(step) else step
-        if not any(isinstance(event, ResponseIdentified) for event in events):
+        events = iter(step(request) if callable(step) else step)
+        first = next(events, None)  # read lazily: a test may check how far its stream was read
+        if not isinstance(first, ResponseIdentified):
             yield ResponseIdentified(f"scripted-{len(self.requests)}")
+        if first is not None:
+            yield first
         for event in events:
             yield event
 
