@@ -15,6 +15,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 from circle.application.ports.session_store import SessionInfo
@@ -117,6 +118,20 @@ class SqliteSessionStore:
         """The lease token this store writes ``session_id`` under, or None when it is not fenced."""
         return self._fences.get(session_id)
 
+    def _fenced_state(self, connection: sqlite3.Connection, session_id: str, branch: str) -> tuple[Any, ...]:
+        """The session's append state on ``branch``; StorageError for an unknown session, and
+        SessionBusyError when this store's lease token is no longer the session's."""
+        state: tuple[Any, ...] | None = connection.execute(
+            sql.APPEND_STATE, {"session_id": session_id, "branch": branch}
+        ).fetchone()
+        if state is None:
+            raise StorageError(f"no session {session_id}")
+        held = self._fences.get(session_id)
+        if held is not None and state[3] != held:
+            lease = connection.execute(sql.LEASE, {"session_id": session_id}).fetchone()
+            raise lost_lease_error(session_id, lease)
+        return state
+
     def fence(self, session_id: str, token: int | None) -> None:
         """From now on, append to the session only while its lease's token is ``token`` (None: always).
 
@@ -181,15 +196,7 @@ class SqliteSessionStore:
         now = self._clock()
         message_json = message.model_dump_json()
         with self._db.writing() as connection:
-            state = connection.execute(
-                sql.APPEND_STATE, {"session_id": session_id, "branch": branch}
-            ).fetchone()
-            if state is None:
-                raise StorageError(f"no session {session_id}")
-            held = self._fences.get(session_id)
-            if held is not None and state[3] != held:
-                lease = connection.execute(sql.LEASE, {"session_id": session_id}).fetchone()
-                raise lost_lease_error(session_id, lease)
+            state = self._fenced_state(connection, session_id, branch)
             parent_id: str | None = state[1]
             seq = int(state[2] or 0) + 1
             connection.execute(
@@ -268,15 +275,7 @@ class SqliteSessionStore:
         """Move the branch's head to ``head_id``; StorageError for an unknown branch or checkpoint,
         SessionBusyError (moving nothing) when the store's lease token is no longer the session's."""
         with self._db.writing() as connection:
-            state = connection.execute(
-                sql.APPEND_STATE, {"session_id": session_id, "branch": name}
-            ).fetchone()
-            if state is None:
-                raise StorageError(f"no session {session_id}")
-            held = self._fences.get(session_id)
-            if held is not None and state[3] != held:
-                lease = connection.execute(sql.LEASE, {"session_id": session_id}).fetchone()
-                raise lost_lease_error(session_id, lease)
+            self._fenced_state(connection, session_id, name)
             if not _head(connection, session_id, name)[0]:
                 raise StorageError(f"no branch {name!r} in session {session_id}")
             if head_id is not None and not _found(
