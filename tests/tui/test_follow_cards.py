@@ -7,11 +7,12 @@ from collections.abc import Callable
 
 import pytest
 
+from circle.application.ports.process_runner import ProcessResult
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.entrypoints.tui.widgets.conversation import TurnLine
-from circle.testing import Call, answer
+from circle.testing import Call, FakeProcessRunner, answer
 
 from .conftest import FakeBackend, main_screen, send, until
 from .test_follow import at_end, wheel_up
@@ -76,3 +77,26 @@ async def test_a_message_sent_while_scrolled_up_brings_the_view_to_the_end(
         await until(pilot, lambda: len(screen.conversation.query(TurnLine)) == 2)
         await until(pilot, lambda: at_end(screen) and screen.conversation.following)
         assert not screen.below.display
+
+
+@pytest.mark.parametrize("typed", ["!!echo hi", "!echo hi", "/hotkeys"])
+async def test_a_command_sent_while_scrolled_up_brings_the_view_to_the_end(
+    typed: str, make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.processes = FakeProcessRunner(
+        {"echo hi": ProcessResult(exit_code=0, output="hi\n")}, files=backend.files
+    )
+    backend.model.add(answer("\n\n".join(f"line {n}" for n in range(80))))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "first")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await until(pilot, lambda: at_end(screen))
+        await wheel_up(pilot, screen)
+        assert not screen.conversation.following
+        rows = len(screen.conversation.children)
+        await send(pilot, screen, typed)
+        await until(pilot, lambda: len(screen.conversation.children) > rows)
+        await until(pilot, lambda: at_end(screen) and screen.conversation.following)

@@ -204,6 +204,7 @@ class MainScreen(ViewKeys):
         text = message.text
         self.composer.prompts.add(text)
         self.composer.clear_all()
+        self.conversation.follow()  # the person sees what comes of it, even when scrolled up
         if text.startswith("!"):
             sent = not text.startswith("!!")
             command = text[1:] if sent else text[2:]
@@ -216,7 +217,7 @@ class MainScreen(ViewKeys):
         self.send(text, typed=message.typed)
 
     def send(self, text: str, *, typed: str | None = None) -> None:
-        self.conversation.follow()  # the person sees what they sent, even when scrolled up
+        self.conversation.follow()  # the person sees what they sent, even when scrolled up (or replayed)
         if self.host.session.is_running:
             self.host.session.steer(text)
             self.conversation.notice("↳ the model reads this before its next step", kind="info")
