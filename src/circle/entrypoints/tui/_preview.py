@@ -1,10 +1,14 @@
 """What an approval card shows for a file change: the diff the call would make, from the file as
 it is when the card opens. A finished call's row shows the diff the tool itself made (it reads the
-file before changing it, see ``ToolExecutionEnded.diff``); the card's diff is only its fallback."""
+file before changing it, see ``ToolExecutionEnded.diff``); the card's diff is only its fallback.
+While the card is up, the call's row shows the same diff: :class:`PreviewShown` reaches the
+conversation through the same sink as the runtime's events, after the call's start."""
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from pydantic import JsonValue
 
@@ -16,6 +20,14 @@ from circle.entrypoints.tui._format import edit_preview
 FILE_LIMIT = 2_000_000
 
 
+@dataclass(frozen=True, slots=True)
+class PreviewShown:
+    """A file call's approval card shows ``diff``: its row shows it too."""
+
+    tool_call_id: str
+    diff: str
+
+
 class Previews:
     """An event sink that keeps the arguments of the calls running, and makes their cards' diffs."""
 
@@ -25,6 +37,8 @@ class Previews:
         self.running: dict[str, tuple[str, dict[str, JsonValue]]] = {}
         self.shown: dict[str, str] = {}
         """The diff each call's approval card showed, by call id."""
+        self.tell: Callable[[object], None] = lambda _: None
+        """Where :class:`PreviewShown` goes (the sink that hands events to the session screen)."""
 
     def emit(self, event: object) -> None:
         if isinstance(event, ToolExecutionStarted):
@@ -52,6 +66,7 @@ class Previews:
         diff = edit_preview(request.tool_name, args, current)
         if diff is not None:
             self.shown[call_id] = diff
+            self.tell(PreviewShown(call_id, diff))
         return diff
 
     async def _read(self, workspace: str, args: dict[str, JsonValue]) -> str | None:
@@ -68,4 +83,4 @@ class Previews:
             return None
 
 
-__all__ = ["Previews"]
+__all__ = ["PreviewShown", "Previews"]

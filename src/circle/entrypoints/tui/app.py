@@ -225,6 +225,7 @@ class CircleApp(App[int]):
         self.previews.workspace = runtime.options.workspace
         runtime.events.subscribe(self.sink)
         runtime.events.subscribe(self.previews)
+        self.previews.tell = self.sink.emit  # a card's diff reaches its row, after the call's start
         session = await self._open(runtime)
         host = Host(
             runtime=runtime, session=session, policy=built.policy, backend=self.backend, trusted=trusted

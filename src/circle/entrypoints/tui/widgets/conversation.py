@@ -32,6 +32,7 @@ from circle.application.events import (
 )
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from circle.entrypoints.tui._format import tool_title
+from circle.entrypoints.tui._preview import PreviewShown
 from circle.entrypoints.tui.widgets.earlier import PIN_S, Earlier, tail_size, tail_start
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
 from circle.entrypoints.tui.widgets.rows import Answer, Notice, Thinking, TurnLine
@@ -66,7 +67,6 @@ class ConversationView(VerticalScroll):
         self.answer: Answer | None = None
         self.thinking: Thinking | None = None
         self.tools: dict[str, ToolRow] = {}
-        self.previews: dict[str, str] = {}
         self.compacting: Notice | None = None
         self.differ: Differ | None = None
         self.unseen = False
@@ -164,8 +164,9 @@ class ConversationView(VerticalScroll):
             row = ToolRow(event.tool_call_id, event.tool_name, event.args)
             self.tools[event.tool_call_id] = row
             self.add(row)
-            if (diff := self.previews.pop(event.tool_call_id, None)) is not None:
-                row.show_diff(diff)
+        elif isinstance(event, PreviewShown):  # the call's card shows this diff: so does its row
+            if (pending := self.tools.get(event.tool_call_id)) is not None and pending.result is None:
+                pending.show_diff(event.diff)
         elif isinstance(event, ToolExecutionUpdated):
             if (running := self.tools.get(event.tool_call_id)) is not None:
                 running.live(event.partial)
