@@ -177,11 +177,13 @@ def main_screen(app: CircleApp) -> MainScreen:
 
 def texts(screen: MainScreen) -> str:
     """Everything the conversation shows, as plain text."""
-    from textual.widgets import Markdown, Static
+    from textual.widgets import Static
+
+    from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 
     said = []
     for widget in screen.conversation.walk_children():
-        if isinstance(widget, Markdown):
+        if isinstance(widget, ChatMarkdown):
             said.append(widget.source)
         elif isinstance(widget, Static):
             said.append(str(widget.content))

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pydantic import JsonValue
-from textual.widgets import Markdown
 
 from circle.application.events import SubagentEvent, ToolExecutionEnded, ToolExecutionStarted
 from circle.application.ports.process_runner import ProcessResult
@@ -14,6 +13,7 @@ from circle.domain.errors import ProviderProtocolError
 from circle.domain.messages import Message
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.conversation import Thinking, ToolRow, TurnLine
+from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 from circle.testing import Call, FakeProcessRunner, answer
 
 from .conftest import SIZE, FakeBackend, main_screen, screen_lines, send, texts, until
@@ -31,7 +31,7 @@ async def test_an_answer_streams_in_as_markdown_and_the_turn_line_follows(
         screen = main_screen(app)
         await send(pilot, screen, "hello")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
-        answers = list(screen.conversation.query(Markdown))
+        answers = list(screen.conversation.query(ChatMarkdown))
         assert [a.source for a in answers] == ["Here is **bold** and `code`."]
         assert "› hello" in texts(screen)
         line = str(screen.conversation.query_one(TurnLine).content)

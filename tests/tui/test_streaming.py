@@ -1,10 +1,9 @@
-"""A streamed answer grows at its end: each draw adds to its last block, and the blocks above it
-are neither parsed nor drawn again (so the terminal gets only the rows that changed)."""
+"""A streamed answer grows at its end: each draw draws only the block that grew, and the blocks
+above it keep the lines they were drawn with (no widget per block is laid out again)."""
 
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
-from textual.widgets.markdown import MarkdownBlock
 
 from circle.entrypoints.tui.widgets.conversation import Answer
 
@@ -22,28 +21,31 @@ class OneAnswer(App[None]):
         yield self.answer
 
 
-def blocks(answer: Answer) -> list[MarkdownBlock]:
-    return list(answer.query_children(MarkdownBlock))
+def shown(answer: Answer) -> list[str]:
+    return [line.rstrip() for line in str(answer.visual).splitlines()]
 
 
-async def test_the_blocks_above_the_growing_one_stay_as_they_were_drawn() -> None:
+async def test_the_blocks_above_the_growing_one_are_not_drawn_again() -> None:
     app = OneAnswer()
     async with app.run_test(size=(80, 30)) as pilot:
         answer = app.answer
         answer.add(PARAGRAPHS[0] + "\n\n")
-        await until(pilot, lambda: len(blocks(answer)) == 1)
-        first = blocks(answer)[0]
+        await until(pilot, lambda: shown(answer) == [PARAGRAPHS[0]])
+        draws = []
         for paragraph in PARAGRAPHS[1:]:
             words = paragraph.split(" ")
             for index, word in enumerate(words):
                 answer.add(word + (" " if index < len(words) - 1 else ""))
-            await pilot.pause(0.1)
+                await pilot.pause(0.02)
             answer.add("\n\n")
+            before = answer.units_drawn
+            await until(pilot, lambda paragraph=paragraph: paragraph in shown(answer))
+            draws.append(answer.units_drawn - before)
         answer.finish(answer.text)
-        await until(pilot, lambda: len(blocks(answer)) == len(PARAGRAPHS))
-        shown = [str(block.source).strip() for block in blocks(answer)]
-        assert shown == PARAGRAPHS
-        assert blocks(answer)[0] is first
+        await until(pilot, lambda: shown(answer) == [line for p in PARAGRAPHS for line in (p, "")][:-1])
+        assert not answer.children, "one widget, not one per block"
+        # each block is drawn as it grows, never the ones above it: far fewer draws than blocks x frames
+        assert answer.units_drawn <= sum(len(p.split(" ")) for p in PARAGRAPHS) + len(PARAGRAPHS)
 
 
 async def test_an_answer_that_changes_above_its_end_is_drawn_again_whole() -> None:
@@ -51,6 +53,6 @@ async def test_an_answer_that_changes_above_its_end_is_drawn_again_whole() -> No
     async with app.run_test(size=(80, 30)) as pilot:
         answer = app.answer
         answer.add("first words\n\nsecond words")
-        await until(pilot, lambda: len(blocks(answer)) == 2)
+        await until(pilot, lambda: shown(answer) == ["first words", "", "second words"])
         answer.finish("other words")
-        await until(pilot, lambda: [str(block.source).strip() for block in blocks(answer)] == ["other words"])
+        await until(pilot, lambda: shown(answer) == ["other words"])

@@ -7,7 +7,6 @@ line and Circle's own notices.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.await_complete import AwaitComplete
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
@@ -40,26 +39,21 @@ class TurnLine(Static):
 class Answer(ChatMarkdown):
     """An answer as it streams: the text so far, drawn at most :data:`DRAWS_PER_S` times a second.
 
-    Each draw adds the new text to the last Markdown block (the blocks above are neither parsed
-    nor drawn again), so the terminal gets only the rows that changed.
+    Each draw parses the text again but draws only the blocks that changed (the last one, as a
+    rule); the blocks above keep the lines they were drawn with.
     """
 
     def __init__(self) -> None:
         super().__init__("", classes="answer")
         self.text = ""
-        self._shown = ""
-        self._whole = False
-        """Drawn again whole once (its text changed above the end): Markdown.append no longer
-        knows where the last block starts, so every later draw is whole too."""
-        self._drawing: AwaitComplete | None = None
         self._timer: Timer | None = None
 
     @classmethod
     def stored(cls, text: str) -> Answer:
-        """A whole answer from a stored session, parsed now: it mounts with its blocks."""
+        """A whole answer from a stored session."""
         answer = cls()
-        answer.text = answer._shown = text
-        answer.build(text)
+        answer.text = text
+        answer.show(text)
         return answer
 
     def on_mount(self) -> None:
@@ -78,18 +72,8 @@ class Answer(ChatMarkdown):
         self._flush()
 
     def _flush(self) -> None:
-        if not self.is_mounted or self.text == self._shown:
-            return
-        if self._drawing is not None and not self._drawing.is_done:
-            if self._timer is None:  # finished while a draw was under way: draw the rest after it
-                self.call_after_refresh(self._flush)
-            return
-        shown, self._shown = self._shown, self.text
-        if not self._whole and self.text.startswith(shown):
-            self._drawing = self.append(escape_for_display(self.text[len(shown) :]))
-        else:
-            self._whole = True
-            self._drawing = self.update(escape_for_display(self.text))
+        if self.is_mounted:
+            self.show(self.text, growing=self._timer is not None)
 
 
 class Thinking(Collapsible):
