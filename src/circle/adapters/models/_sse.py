@@ -1,5 +1,10 @@
 """Server-sent events as both model protocols send them: ``event:`` and ``data:`` lines; their JSON
-data, and draining what follows the end of an answer."""
+data, and draining what follows the end of an answer.
+
+Each adapter reads a body through one iteration, ``response.aiter_bytes()``, which it closes itself
+(``contextlib.aclosing``) and which :func:`drain` reads on to the end: an iteration left behind
+mid-body would be closed by the garbage collector through the event loop (a wake-up from the
+finalizer and a task for each of httpx2's nested generators, every request)."""
 
 from __future__ import annotations
 
@@ -7,12 +12,8 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, cast
 
 from circle.domain.errors import ProviderProtocolError
-
-if TYPE_CHECKING:
-    import httpx2
 
 DRAIN_S = 0.1
 """How long to read on after an answer ended, so the connection can be reused."""
@@ -26,13 +27,18 @@ def parse_json(data: str | bytes) -> object:
         raise ProviderProtocolError(f"the endpoint sent data that is not JSON: {data[:200]!r}") from None
 
 
-async def drain(response: httpx2.Response) -> None:
-    """Read what follows the end of an answer for a moment, so the connection can be reused."""
+async def drain(chunks: AsyncIterator[bytes]) -> None:
+    """Read what follows the end of an answer for a moment, so the connection can be reused.
+
+    Args:
+        chunks: the body's iteration the answer was read from (``response.aiter_bytes()``), read on
+            to its end, so that it and the iterations inside it finish instead of being left open.
+    """
     import httpx2
 
     with contextlib.suppress(TimeoutError, httpx2.HTTPError, httpx2.StreamError):
         async with asyncio.timeout(DRAIN_S):
-            async for _ in cast(AsyncIterator[bytes], response.stream):
+            async for _ in chunks:
                 pass
 
 

@@ -192,13 +192,14 @@ async def _events(response: httpx2.Response, translator: StreamTranslator) -> As
                 yield event
         return
     decoder = _SSEDecoder()
-    async for chunk in response.aiter_bytes():
-        for name, text in decoder.feed(chunk):
-            for event in _feed(translator, parse_json(text), event=name):
-                yield event
-            if translator.done:
-                await drain(response)
-                return
+    async with contextlib.aclosing(response.aiter_bytes()) as chunks:
+        async for chunk in chunks:
+            for name, text in decoder.feed(chunk):
+                for event in _feed(translator, parse_json(text), event=name):
+                    yield event
+                if translator.done:
+                    await drain(chunks)
+                    return
     for name, text in decoder.close():
         for event in _feed(translator, parse_json(text), event=name):
             yield event

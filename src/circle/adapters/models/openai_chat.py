@@ -65,13 +65,14 @@ async def _events(response: httpx2.Response, translator: ChunkTranslator) -> Asy
             yield event
         return
     decoder = SSEDecoder()
-    async for chunk in response.aiter_bytes():
-        for name, data in decoder.feed(chunk):
-            if data.startswith("[DONE]"):
-                await drain(response)
-                return
-            for event in translator.feed(parse_json(data), event=name):
-                yield event
+    async with contextlib.aclosing(response.aiter_bytes()) as chunks:
+        async for chunk in chunks:
+            for name, data in decoder.feed(chunk):
+                if data.startswith("[DONE]"):
+                    await drain(chunks)
+                    return
+                for event in translator.feed(parse_json(data), event=name):
+                    yield event
     for name, data in decoder.close():
         if not data.startswith("[DONE]"):
             for event in translator.feed(parse_json(data), event=name):

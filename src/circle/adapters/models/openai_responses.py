@@ -72,14 +72,15 @@ async def _events(response: httpx2.Response, translator: EventTranslator) -> Asy
             yield event
         return
     decoder = SSEDecoder()
-    async for chunk in response.aiter_bytes():
-        for name, data in decoder.feed(chunk):
-            if not data.startswith("[DONE]"):
-                for event in translator.feed(parse_json(data), name=name):
-                    yield event
-            if translator.done:
-                await drain(response)
-                return
+    async with contextlib.aclosing(response.aiter_bytes()) as chunks:
+        async for chunk in chunks:
+            for name, data in decoder.feed(chunk):
+                if not data.startswith("[DONE]"):
+                    for event in translator.feed(parse_json(data), name=name):
+                        yield event
+                if translator.done:
+                    await drain(chunks)
+                    return
     for name, data in decoder.close():
         if not data.startswith("[DONE]"):
             for event in translator.feed(parse_json(data), name=name):
