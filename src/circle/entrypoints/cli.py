@@ -1,15 +1,20 @@
 """The `circle` command line.
 
 ``circle --version`` answers before anything heavy loads; subcommands (trust, sessions) and the
-root command (print mode, JSON events) each import only what they use.
+root command (print mode, JSON events) each import only what they use, and a common command line
+(``circle``, ``circle -p MESSAGE``, see :mod:`._argv`) runs without importing Typer at all.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
+from typing import TYPE_CHECKING
 
 from circle import __version__
+
+if TYPE_CHECKING:
+    from ._run import Choices
 
 SUBCOMMANDS = frozenset({"trust", "settings", "sessions", "models", "export", "import", "rewind"})
 
@@ -26,6 +31,12 @@ def main(argv: list[str] | None = None) -> None:
         from ._commands import commands
 
         _invoke(commands, args)
+        return
+    from ._argv import common_choices
+
+    choices = common_choices(args)
+    if choices is not None:
+        _run_without_typer(choices)
         return
     from ._root import root, show_commands_in_help
 
@@ -52,6 +63,23 @@ def _invoke(app: object, args: list[str]) -> None:
     except SystemExit as exit_:
         code = exit_.code
     _exit_now(code if isinstance(code, int | str) else 0)
+
+
+def _run_without_typer(choices: Choices) -> None:
+    """A common command line (see :mod:`._argv`): run as Typer runs it, refusals said as it says them."""
+    from ._run import BadUsage, run_choices
+
+    code: int | str | None = 0
+    try:
+        code = run_choices(choices)
+    except KeyboardInterrupt:  # as Typer: an interruption the mode did not catch leaves quietly
+        code = 130
+    except BadUsage as exc:
+        sys.stderr.write(f"circle: {_one_line(exc.said())} (see circle --help)\n")
+        code = 2
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int | str) else 0
+    _exit_now(code)
 
 
 def _one_line(text: str) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from pydantic import JsonValue
+if TYPE_CHECKING:  # a name for annotations only: the interface paints before pydantic loads
+    from pydantic import JsonValue
 
 ApprovalKind = Literal["edit", "execute", "other"]
 
