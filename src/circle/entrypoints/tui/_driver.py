@@ -4,19 +4,24 @@ Textual asks the terminal (DECRQM ``ESC[?2026$p``) whether it has synchronized o
 answers yes, wraps each frame in ``ESC[?2026h`` … ``ESC[?2026l``. tmux takes mode 2026 from the
 programs in it since 3.6 but answers the question only from 3.7, so there it is trusted by version.
 This driver adds that only what changed is written; ``CIRCLE_SCREEN_DIFF=0`` writes Textual's
-frames as they are.
+frames as they are. It reads the terminal as Textual's does, with a parser that reads esc and a key
+typed at once as esc and the key wherever esc does something (see ``_esc_keys.py``).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import selectors
+from codecs import getincrementaldecoder
 from collections.abc import Mapping
 from typing import Any
 
+from textual._parser import ParseError
 from textual.drivers.linux_driver import LinuxDriver
 from textual.messages import TerminalSupportsSynchronizedOutput
 
+from circle.entrypoints.tui._esc_keys import EscapeFirstParser, esc_acts
 from circle.entrypoints.tui._screen_diff import SYNC, ScreenDiff
 
 TMUX_SYNC = (3, 6)
@@ -59,6 +64,37 @@ class DiffingDriver(LinuxDriver):
             out, self._held = SYNC[0] + out, False
         if out:
             super().write(out)
+
+    def run_input_thread(self) -> None:
+        """Textual's input loop (LinuxDriver.run_input_thread), reading with :class:`EscapeFirstParser`."""
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        parser = EscapeFirstParser(lambda: esc_acts(self._app), debug=self._debug)
+        decode = getincrementaldecoder("utf-8")().decode
+
+        def read(ready: list[tuple[selectors.SelectorKey, int]], *, final: bool = False) -> None:
+            for index, (_key, mask) in enumerate(ready):
+                if mask & selectors.EVENT_READ:
+                    data = decode(os.read(self.fileno, 1024 * 4), final=final and index == len(ready) - 1)
+                    if not data:  # stdin is a pipe that ended
+                        break
+                    for event in parser.feed(data):
+                        self.process_message(event)
+            for event in parser.tick():
+                self.process_message(event)
+
+        try:
+            while not self.exit_event.is_set():
+                read(selector.select(0.1))
+            selector.unregister(self.fileno)
+            read(selector.select(0.1), final=True)
+        finally:
+            selector.close()
+            try:
+                for _event in parser.feed(""):
+                    pass
+            except (EOFError, ParseError):
+                pass
 
 
 __all__ = ["DiffingDriver", "known_sync"]

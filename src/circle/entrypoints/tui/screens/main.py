@@ -327,9 +327,14 @@ class MainScreen(ViewKeys):
 
     def take_typed(self, event: events.Key) -> bool:
         """A printable key typed outside the input box goes into it, focused at once (the keys
-        typed after it follow it there); False when it is not printable or the box is hidden."""
-        if not (event.is_printable and event.character) or not self.composer.display:
+        typed after it follow it there); False when it is not printable or the box is hidden (a card
+        is up that is not answered yet)."""
+        if not (event.is_printable and event.character):
             return False
+        if not self.composer.display:
+            if self.card is None or not self.card.answered:
+                return False
+            self.composer.display = True  # the card goes: keys typed after its answer are new words
         event.stop()
         event.prevent_default()
         self.set_focus(self.composer)

@@ -16,6 +16,7 @@ from circle.entrypoints.tui._desk import DENIED, STOPPED, Pending
 from circle.entrypoints.tui.widgets.card_fit import fit_card, release
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
+from circle.entrypoints.tui.widgets.stale_keys import TakesTyping
 
 PREVIEW_LINES = 30
 SCROLL_KEYS = ("pageup", "pagedown")
@@ -42,6 +43,8 @@ class Card(Vertical, can_focus=True):
         self.keys = keys
         self.selected = 0
         self.option_lines = Static("", classes="card-options")
+        self.answered = False
+        """Answered: it goes, and the keys typed after the answer are the person's next words."""
 
     def body(self) -> ComposeResult:
         yield from ()
@@ -78,7 +81,18 @@ class Card(Vertical, can_focus=True):
             self._draw()
 
     def finish(self, value: object, *, stop_turn: bool = False) -> None:
-        self.post_message(self.Answered(self.pending, value, stop_turn=stop_turn))
+        if not self.answered:
+            self.answered = True
+            self.post_message(self.Answered(self.pending, value, stop_turn=stop_turn))
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key read after the answer (typed at once after it: esc then a letter) goes into the
+        input box, not to this card, which is going."""
+        if isinstance(event, events.Key) and self.answered:
+            screen = self.screen
+            if isinstance(screen, TakesTyping) and screen.take_typed(event):
+                return
+        await super().on_event(event)
 
 
 def _background(request: ApprovalRequest) -> bool:

@@ -127,23 +127,12 @@ class _Field(Input):
         if pass_on(self, event):
             return
         bar = self.parent
-        typed = _after_esc(event)  # esc, then a key typed at once: a terminal sends them as alt+key
-        if isinstance(bar, FindBar) and (event.key == "escape" or typed is not None):
+        if isinstance(bar, FindBar) and event.key == "escape":  # esc then a key: see _esc_keys.py
             event.stop()  # closed here, before the keys queued after esc are read
             event.prevent_default()
             bar.action_close()
-            if typed and (focused := self.screen.focused) is not None and focused is not self:
-                focused.post_message(events.Key(typed, typed))
             return
         await super()._on_key(event)
-
-
-def _after_esc(event: events.Key) -> str | None:
-    """The character of alt+<character>: what a terminal reads from esc and a key typed at once."""
-    character = event.character
-    if character and len(character) == 1 and character.isprintable() and event.key == f"alt+{character}":
-        return character
-    return None
 
 
 class FindBar(Horizontal):
