@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import asyncio
 
+from pydantic import JsonValue
+
 from circle._testing.call_log import InMemoryCallLog
+from circle.application.agent_loop import AgentLoop, Inbox, LoopSettings
+from circle.application.conversation import Conversation
 from circle.application.ports.process_runner import ProcessResult
+from circle.application.tools.base import ToolContext, ToolOutput
 from circle.domain.call_marks import CallMark, lost_result, outcome_of
 from circle.domain.messages import Message, ToolCallPart
+from circle.domain.model import ToolSpec
 from circle.testing import Call, Hang, answer
 
-from ._harness import Harness
+from ._harness import WORKSPACE, Harness
 
 
 def test_a_finished_calls_outcome_is_its_closing_status_line() -> None:
@@ -21,7 +27,9 @@ def test_a_finished_calls_outcome_is_its_closing_status_line() -> None:
     assert outcome_of("no such file", is_error=True) == "it reported an error"
 
 
-async def test_the_loop_marks_a_call_started_then_finished_with_its_exit_code() -> None:
+async def test_a_call_whose_result_is_stored_at_once_needs_no_finished_mark() -> None:
+    """Its stored result says it finished: a mark between the two would be a commit a round for a
+    crash in the instant between them (which then reads as still running)."""
     h = Harness()
     calls = InMemoryCallLog()
     h.processes.script = {"make": ProcessResult(exit_code=0, output="built\n")}
@@ -32,7 +40,54 @@ async def test_the_loop_marks_a_call_started_then_finished_with_its_exit_code() 
 
     await session.prompt("build it")
 
-    assert calls.marks_by_session[session.session_id] == {"c1": CallMark("c1", "finished", "exit code 0")}
+    assert calls.marks_by_session[session.session_id] == {"c1": CallMark("c1", "started")}
+    stored = [r.text for cp in await h.store.history(session.session_id) for r in cp.message.tool_results]
+    assert stored == ["built\n[exit code 0]"]
+
+
+async def test_a_call_done_while_the_calls_beside_it_run_is_marked_finished() -> None:
+    """Adjacent task calls run together and their results are stored when all have ended: one that
+    ended first is marked finished meanwhile, so a crash then says it ran to the end."""
+    release = asyncio.Event()
+
+    class Task:
+        name = "task"
+
+        def spec(self) -> ToolSpec:
+            return ToolSpec(name="task", description="a subagent", parameters={"type": "object"})
+
+        async def invoke(self, arguments: dict[str, JsonValue], ctx: ToolContext) -> ToolOutput:
+            if arguments.get("wait"):
+                await release.wait()
+            return ToolOutput(f"task {arguments.get('n')} done")
+
+    h = Harness()
+    calls = InMemoryCallLog()
+    h.model.add(
+        answer("", Call("task", {"n": 1}, id="t1"), Call("task", {"n": 2, "wait": True}, id="t2")),
+        answer("ok"),
+    )
+    session_id = (await h.store.create_session(workspace=WORKSPACE)).id
+    conversation = Conversation(h.store, session_id, [])
+    loop = AgentLoop(
+        model=h.model,
+        tools={"task": Task()},
+        context=h.context(),
+        events=h.sink,
+        settings=LoopSettings(model="m", system="s"),
+        calls=calls,
+    )
+    turn = asyncio.create_task(loop.run_turn(conversation, "go", Inbox()))
+    async with asyncio.timeout(5):
+        while "finished" not in [m.state for m in calls.marks_by_session.get(session_id, {}).values()]:
+            await asyncio.sleep(0.001)
+
+    assert calls.marks_by_session[session_id] == {
+        "t1": CallMark("t1", "finished", "it succeeded"),
+        "t2": CallMark("t2", "started"),
+    }
+    release.set()
+    assert (await asyncio.wait_for(turn, 5)).answer == "ok"
 
 
 async def test_a_running_call_stays_marked_started() -> None:

@@ -331,18 +331,21 @@ class AgentLoop:
             if calls[index].name in PARALLEL_TOOLS:
                 while index + len(group) < len(calls) and calls[index + len(group)].name in PARALLEL_TOOLS:
                     group.append(calls[index + len(group)])
-            results = await asyncio.gather(*(self._run_call(call, conversation.session_id) for call in group))
+            waits = len(group) > 1  # a lone call's result is stored as it ends: no finished mark
+            runs = (self._run_call(call, conversation.session_id, waits=waits) for call in group)
+            results = await asyncio.gather(*runs)  # each in a task: a subagent's stop stays its own
             for result in results:
                 await conversation.append(result, self.events)
             index += len(group)
 
-    async def _run_call(self, call: ToolCallPart, session_id: str) -> Message:
+    async def _run_call(self, call: ToolCallPart, session_id: str, *, waits: bool) -> Message:
+        """Run one call; ``waits``: its result is stored only once the calls beside it end."""
         arguments = call.parsed_arguments()
         args_event: dict[str, JsonValue] = arguments if arguments is not None else {}
         self.events.emit(ToolExecutionStarted(tool_call_id=call.id, tool_name=call.name, args=args_event))
         token = CURRENT_CALL.set(call.id)
         try:
-            output = await self._invoke(call, session_id)
+            output = await self._invoke(call, session_id, waits=waits)
         except asyncio.CancelledError:  # stopped: its end is told now, as its record will say it
             ended = ToolExecutionEnded(
                 tool_call_id=call.id,
@@ -377,11 +380,13 @@ class AgentLoop:
         )
         return Message(role="tool", parts=(part,))
 
-    async def _invoke(self, call: ToolCallPart, session_id: str) -> ToolOutput:
+    async def _invoke(self, call: ToolCallPart, session_id: str, *, waits: bool) -> ToolOutput:
         """Run a call, its name and arguments mended when clear and checked against the schema.
 
         Saved secrets written ``%NAME%`` get their values only here, as the tool runs (its approval
-        shows ``%NAME%``); the values are written ``%NAME%`` again in the output.
+        shows ``%NAME%``); the values are written ``%NAME%`` again in the output. A call is marked
+        finished only when its result ``waits`` for the calls beside it; otherwise the result,
+        stored next, says so itself (see :mod:`circle.domain.call_marks`).
         """
         checked = check_call(call, {spec.name: spec.parameters for spec in self._specs})
         if isinstance(checked, RepairError):
@@ -409,7 +414,8 @@ class AgentLoop:
                 output = replace(output, text=f"{output.text}\n\n[PostToolUse hook] {said}")
         output = replace(output, text=self.context.secrets.mask(output.text))
         kept = await self._keep_large(output, call.id)
-        await self._mark(session_id, call.id, finished=kept)
+        if waits:
+            await self._mark(session_id, call.id, finished=kept)
         return kept
 
     def _progress(self, call: ToolCallPart) -> Callable[[str], None]:

@@ -1,11 +1,15 @@
 """What is known of a tool call whose result was never stored: Circle stopped (a crash, SIGKILL,
 a power cut) before it could record it.
 
-As a call runs, the loop marks it ``started`` (as its tool begins) and ``finished`` (as the tool
-returns, with a short outcome such as ``exit code 0``), each durably before going on. Reopening a
-session then tells the model what happened instead of one vague "interrupted": the call never
-started, it was still running when Circle stopped (a command is stopped with Circle), or it ran to
-the end and only its result was lost. The model can then avoid running again what already ran.
+As a call runs, the loop marks it ``started`` (as its tool begins) and, when its result must wait
+for other calls (adjacent ``task`` calls run together, their results stored once all have ended),
+``finished`` as the tool returns (with a short outcome such as ``exit code 0``), each durably before
+going on. A call run alone has its result stored as it returns, which says it finished: a mark in
+between would cost a commit each round for a crash in that instant (which then reads as still
+running). Reopening a session then tells the model what happened instead of one vague
+"interrupted": the call never started, it was still running when Circle stopped (a command is
+stopped with Circle), or it ran to the end and only its result was lost. The model can then avoid
+running again what already ran.
 """
 
 from __future__ import annotations

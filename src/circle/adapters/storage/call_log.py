@@ -1,4 +1,5 @@
-"""CallLog on circle.sqlite: one row per tool call that began, ``started`` then ``finished``.
+"""CallLog on circle.sqlite: one row per tool call that began, ``started`` (then ``finished`` when
+its result waited for other calls; see :mod:`circle.domain.call_marks`).
 
 Like the file journal, its table lives in the session store's file outside the versioned schema:
 made with ``CREATE TABLE IF NOT EXISTS`` on first use, ignored by an older Circle. Rows of a
