@@ -17,6 +17,7 @@ import pytest
 
 from circle._testing.gateway import chat_text, chat_tool_calls
 
+from ._processes import circles_and_theirs, left_running
 from .conftest import Circle, circle_command
 
 pytestmark = pytest.mark.e2e
@@ -31,6 +32,8 @@ class Terminal:
         self.name = name
         self.socket = f"circle-test-{name}"
         self.size = (110, 34)
+        self.pane: int | None = None
+        """The pane's first process: the `circle` it runs is this one or below it."""
 
     def tmux(self, *args: str) -> str:
         assert TMUX is not None
@@ -40,6 +43,8 @@ class Terminal:
     def start(self, command: str) -> None:
         columns, rows = self.size
         self.tmux("new-session", "-d", "-s", self.name, "-x", str(columns), "-y", str(rows), command)
+        found = self.tmux("list-panes", "-t", self.name, "-F", "#{pane_pid}").split()
+        self.pane = int(found[0]) if found else None
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.name)
@@ -60,8 +65,17 @@ class Terminal:
             time.sleep(0.1)
         raise AssertionError(f"the screen never showed {what}:\n{screen}")
 
-    def close(self) -> None:
+    def close(self, *, within: float = 10) -> None:
+        """Close the terminal; the `circle` it ran, and what that started, must be gone ``within``
+        seconds (else they are killed, and the test fails naming them)."""
+        ours = circles_and_theirs(self.pane) if self.pane is not None else []
         self.tmux("kill-server")
+        left = left_running(ours, within=within)
+        for proc in left:
+            proc.kill()
+        if left:
+            named = "; ".join(f"{p.pid} {p.command}" for p in left)
+            raise AssertionError(f"still running {within:g} s after the terminal closed: {named}")
 
 
 @pytest.fixture

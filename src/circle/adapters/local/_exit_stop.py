@@ -4,7 +4,9 @@ A program (an embedding one, most often) may return without closing its agent, l
 running. Their shells go with it (asyncio kills them, and :mod:`._parent_death` has the kernel do
 so), but what a shell started itself and never writes (``sleep 77``) would run on, reparented to
 pid 1. So each job's process group is kept here while it runs, and at a normal exit every group
-still kept is killed, as stopping the job would have done.
+still kept is killed, as stopping the job would have done. A foreground command's group is kept too
+while it runs, for a Circle that has to leave at once (:func:`stop_all`, from
+``entrypoints/_exit_guard.py``, which exits without the ``atexit`` hooks).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def track(pgid: int) -> None:
     """Kill process group ``pgid`` at exit unless :func:`forget` is called first."""
     global _registered
     if not _registered:
-        atexit.register(_stop_all)
+        atexit.register(stop_all)
         _registered = True
     _running.add(pgid)
 
@@ -32,11 +34,12 @@ def forget(pgid: int) -> None:
     _running.discard(pgid)
 
 
-def _stop_all() -> None:
-    for pgid in sorted(_running):
+def stop_all() -> None:
+    """Kill every process group still kept (any thread; a group already gone is skipped)."""
+    for pgid in sorted(set(_running)):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
     _running.clear()
 
 
-__all__ = ["forget", "track"]
+__all__ = ["forget", "stop_all", "track"]

@@ -17,7 +17,8 @@ while it runs, then closed (a command that does not read it is fine); without it
   has let go of the pipe (``server >log 2>&1 &``) is left running.
 - A command killed by a signal reports the negative signal number as its exit code, as ``asyncio`` does.
 - Circle killed with SIGKILL takes the command's shell along, a started one's too
-  (:mod:`._parent_death`, Linux).
+  (:mod:`._parent_death`, Linux); a Circle that has to leave at once (``entrypoints/_exit_guard.py``)
+  kills the groups of the commands and jobs still running (:mod:`._exit_stop`).
 
 ``start`` leaves a command running (a background job) in the same kind of group: its output goes
 through a pipe that Circle appends to the output file as it comes, so the job counts as running until
@@ -106,7 +107,11 @@ class LocalProcessRunner:
             if err is not None:
                 streams.append((err, _Output(output_limit)))
             feed = None if stdin is None or proc.stdin is None else (proc.stdin, stdin.encode())
-            return await _supervise(proc, streams, feed=feed, timeout_s=timeout_s)
+            track(proc.pid)  # its group, killed should Circle have to leave before it ends
+            try:
+                return await _supervise(proc, streams, feed=feed, timeout_s=timeout_s)
+            finally:
+                forget(proc.pid)
         finally:
             for transport in transports:
                 transport.close()

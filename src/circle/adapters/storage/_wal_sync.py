@@ -70,6 +70,10 @@ class WalSyncer:
                     )
                     self._thread.start()
 
+    def sync_now(self) -> None:
+        """Sync the WAL on the calling thread, now (before a process leaves at once)."""
+        self._sync(self.wal)
+
     def _run(self) -> None:
         while True:
             self._wanted.wait()
@@ -91,4 +95,16 @@ def syncer_for(path: Path, *, sync: Sync = sync_file) -> WalSyncer:
         return found
 
 
-__all__ = ["Sync", "WalSyncer", "sync_file", "syncer_for"]
+def sync_all() -> None:
+    """Sync every WAL of this process now, on the calling thread (``entrypoints/_exit_guard.py``)."""
+    if not _syncers_lock.acquire(timeout=1):
+        return
+    try:
+        found = list(_syncers.values())
+    finally:
+        _syncers_lock.release()
+    for syncer in found:
+        syncer.sync_now()
+
+
+__all__ = ["Sync", "WalSyncer", "sync_all", "sync_file", "syncer_for"]

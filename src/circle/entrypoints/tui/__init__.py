@@ -5,6 +5,7 @@ Textual loads only when this package is used, never for print mode or the subcom
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -30,7 +31,7 @@ def run_tui(opts: RunOptions) -> int:
         return LiveBackend(opts, env)
 
     driver = None
-    if sys.platform != "win32" and env.get("CIRCLE_SCREEN_DIFF", "1") != "0":
+    if sys.platform != "win32":  # a closed terminal ends Circle through this driver (``_hangup.py``)
         from circle.entrypoints.tui._driver import DiffingDriver
 
         driver = DiffingDriver
@@ -40,11 +41,12 @@ def run_tui(opts: RunOptions) -> int:
         app.run()
     except KeyboardInterrupt:
         return 130
-    for line in app.exit_lines:
-        sys.stdout.write(line + "\n")
-    sys.stdout.flush()
-    if app.error:
-        sys.stderr.write(f"circle: {app.error}\n")
+    with contextlib.suppress(OSError):  # the terminal may be gone (it hung up)
+        for line in app.exit_lines:
+            sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+        if app.error:
+            sys.stderr.write(f"circle: {app.error}\n")
     code = app.return_code
     return 1 if code is None and app.error else (code or 0)
 

@@ -5,7 +5,8 @@ answers yes, wraps each frame in ``ESC[?2026h`` … ``ESC[?2026l``. tmux takes m
 programs in it since 3.6 but answers the question only from 3.7, so there it is trusted by version.
 This driver adds that only what changed is written; ``CIRCLE_SCREEN_DIFF=0`` writes Textual's
 frames as they are. It reads the terminal as Textual's does, with a parser that reads esc and a key
-typed at once as esc and the key wherever esc does something (see ``_esc_keys.py``).
+typed at once as esc and the key wherever esc does something (see ``_esc_keys.py``). A terminal
+that goes away (EOF or EIO, a stray SIGCONT) ends Circle through it: see ``_hangup.py``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import selectors
+import sys
 from codecs import getincrementaldecoder
 from collections.abc import Mapping
 from typing import Any
@@ -22,6 +24,7 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.messages import TerminalSupportsSynchronizedOutput
 
 from circle.entrypoints.tui._esc_keys import EscapeFirstParser, esc_acts
+from circle.entrypoints.tui._hangup import TerminalClosed, TerminalOutput
 from circle.entrypoints.tui._screen_diff import SYNC, ScreenDiff
 
 TMUX_SYNC = (3, 6)
@@ -44,8 +47,24 @@ class DiffingDriver(LinuxDriver):
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
         self.diff = ScreenDiff()
+        self.diffing = os.environ.get("CIRCLE_SCREEN_DIFF", "1") != "0"
         self._held = False
         """A frame's synchronized-output start, written only with the frame if it changes anything."""
+        assert sys.__stderr__ is not None, "the terminal Textual writes to"
+        self.output = TerminalOutput(sys.__stderr__, on_gone=lambda: app.post_message(TerminalClosed()))
+        """What Textual's output thread writes to; once the terminal is gone, nothing (``_hangup.py``)."""
+        self._file = self.output  # type: ignore[assignment]  # Textual's thread takes any file
+        self._suspended = False
+
+    def suspend_application_mode(self) -> None:
+        self._suspended = True
+        super().suspend_application_mode()
+
+    def resume_application_mode(self) -> None:
+        if not self._suspended or self.output.gone:  # a SIGCONT with no ctrl+z before it: a hangup
+            return
+        self._suspended = False
+        super().resume_application_mode()
 
     def start_application_mode(self) -> None:
         super().start_application_mode()  # type: ignore[no-untyped-call]  # not annotated in Textual
@@ -53,6 +72,9 @@ class DiffingDriver(LinuxDriver):
             self._app.post_message(TerminalSupportsSynchronizedOutput())
 
     def write(self, data: str) -> None:
+        if not self.diffing:
+            super().write(data)
+            return
         if data == SYNC[0]:
             self._held = True
             return
@@ -75,8 +97,16 @@ class DiffingDriver(LinuxDriver):
         def read(ready: list[tuple[selectors.SelectorKey, int]], *, final: bool = False) -> None:
             for index, (_key, mask) in enumerate(ready):
                 if mask & selectors.EVENT_READ:
-                    data = decode(os.read(self.fileno, 1024 * 4), final=final and index == len(ready) - 1)
-                    if not data:  # stdin is a pipe that ended
+                    try:
+                        got = os.read(self.fileno, 1024 * 4)
+                    except OSError:  # EIO: the terminal hung up
+                        got = b""
+                    if not got:  # the terminal is gone (or stdin was a pipe that ended)
+                        self.output.lose()
+                        self.exit_event.set()
+                        break
+                    data = decode(got, final=final and index == len(ready) - 1)
+                    if not data:  # a character's first bytes: the rest come next
                         break
                     for event in parser.feed(data):
                         self.process_message(event)

@@ -20,8 +20,10 @@ from textual.binding import Binding
 from textual.driver import Driver
 from textual.widgets import Static
 
+from circle.entrypoints._exit_guard import INTERRUPTED, on_stop_signals
 from circle.entrypoints.tui._desk import Desk
 from circle.entrypoints.tui._early_keys import EarlyKeys
+from circle.entrypoints.tui._hangup import TerminalClosed
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._screen_diff import ScreenDiff
 
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from circle.entrypoints.tui._preview import Previews
     from circle.entrypoints.tui.screens.main import MainScreen
 
-EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, INTERRUPTED
 
 
 class _Sink:
@@ -101,6 +103,7 @@ class CircleApp(App[int]):
         self.error: str | None = None
         self.early = EarlyKeys(typed)
         """Keys typed before the input box is there, given to it once the session screen is up."""
+        self._restore_signals: Callable[[], None] = lambda: None
 
     async def on_event(self, event: events.Event) -> None:
         if not self.early.released and self._starting() and self.early.hold(event):
@@ -157,17 +160,18 @@ class CircleApp(App[int]):
     def on_mount(self) -> None:
         if isinstance(diff := getattr(self._driver, "diff", None), ScreenDiff):
             diff.forget(columns=self.size.width)
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal: stop the turn, record, leave
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, self.quit_circle, EXIT_INTERRUPTED)
+        with contextlib.suppress(ValueError):  # not the main thread (a test's app): no signals
+            self._restore_signals = on_stop_signals(  # a closed terminal: stop the turn, record, leave
+                lambda: self.quit_circle(EXIT_INTERRUPTED), signals=(signal.SIGTERM, signal.SIGHUP)
+            )
         self.start()
 
     def on_unmount(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(sig)
+        self._restore_signals()
+
+    def on_terminal_closed(self, message: TerminalClosed) -> None:
+        """The terminal went away without a SIGHUP reaching Circle (see ``_hangup.py``): as if it had."""
+        self.quit_circle(EXIT_INTERRUPTED)
 
     @property
     def backend(self) -> Backend:
