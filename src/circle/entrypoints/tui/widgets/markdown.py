@@ -22,8 +22,10 @@ from typing import ClassVar
 
 from rich.style import Style
 from textual.app import RenderResult
+from textual.content import Content
 from textual.geometry import Size
 from textual.selection import Selection
+from textual.visual import Visual, VisualType, visualize
 from textual.widgets import Static
 
 from circle.domain.display import escape_for_display
@@ -80,12 +82,14 @@ class ChatMarkdown(Static):
 
     def __init__(self, markdown: str = "", *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
+        self._given = markdown
         self._source = escape_for_display(markdown)
         self._drawing = Drawing()
         self._width = 0
         """The width the lines shown were drawn at (0: not drawn for the text now)."""
         self._drawn_styles: Styles | None = None
         self._growing = False
+        self._shown: Visual = Content("")
 
     @property
     def source(self) -> str:
@@ -100,10 +104,13 @@ class ChatMarkdown(Static):
     def show(self, markdown: str, *, growing: bool = False) -> None:
         """Show ``markdown`` instead (drawn at the next layout); ``growing``: it is the text
         shown with more at its end (only its last block is parsed again)."""
-        shown = escape_for_display(markdown)
-        if shown == self._source and (growing or not self._growing):
+        if markdown == self._given and (growing or not self._growing):
             return
-        self._source, self._growing = shown, growing
+        if growing and markdown.startswith(self._given):  # escaping goes character by character
+            shown = self._source + escape_for_display(markdown[len(self._given) :])
+        else:
+            shown = escape_for_display(markdown)
+        self._given, self._source, self._growing = markdown, shown, growing
         self._width = 0
         self.refresh(layout=True)
 
@@ -116,7 +123,27 @@ class ChatMarkdown(Static):
     def render(self) -> RenderResult:
         if self.size.width and self._source.strip():
             self._draw(self.size.width)
-        return self.visual
+        return self._shown
+
+    @property
+    def visual(self) -> Visual:
+        """The lines shown (as find highlighted them, while it does)."""
+        return self._shown
+
+    @property
+    def content(self) -> VisualType:
+        """The lines shown."""
+        return self._shown
+
+    @content.setter
+    def content(self, content: VisualType) -> None:
+        self.update(content)
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        """Show ``content`` in place of the lines drawn, until they are drawn again (find's
+        highlights; the text is changed with :meth:`show`)."""
+        self._shown = visualize(self, content, markup=False)
+        self.refresh(layout=layout)
 
     def _draw(self, width: int) -> None:
         """Draw the lines for ``width`` unless they are drawn (at that width, in these styles)."""
@@ -124,8 +151,8 @@ class ChatMarkdown(Static):
         if (width == self._width and styles == self._drawn_styles) or width <= 0:
             return
         self._width, self._drawn_styles = width, styles
-        self.content = self._drawing.draw(self._source, width, styles, growing=self._growing)
-        self._layout_cache.clear()
+        self._shown = self._drawing.draw(self._source, width, styles, growing=self._growing)
+        self._layout_cache.clear()  # not Static's content setter: that lays out again, inside the layout
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The text selected, without the spaces a code block's lines are padded with."""
