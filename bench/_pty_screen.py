@@ -35,9 +35,12 @@ class PtyScreen:
         cwd: Path,
         size: tuple[int, int] = (140, 45),
         sync: bool = True,
+        background: bool = True,
     ) -> None:
         columns, rows = size
         self.sync = sync
+        self.background = background
+        """Whether this terminal answers OSC 11 (its background colour): tmux 3.3 does not."""
         self.start = time.perf_counter()
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: the program
@@ -71,8 +74,10 @@ class PtyScreen:
             return None
         self.bytes += len(chunk)
         self.frames += chunk.count(SYNC_ON)
-        if b"\x1b[6n" in chunk or b"\x1b]11;?" in chunk:
-            os.write(self.fd, b"\x1b[1;1R\x1b]11;rgb:0000/0000/0000\x07")
+        if b"\x1b[6n" in chunk:
+            os.write(self.fd, b"\x1b[1;1R")
+        if b"\x1b]11;?" in chunk and self.background:
+            os.write(self.fd, b"\x1b]11;rgb:0000/0000/0000\x07")
         if SYNC_QUERY in chunk and self.sync:
             os.write(self.fd, b"\x1b[?2026;2$y")
         self.stream.feed(chunk)

@@ -5,8 +5,10 @@ Each round spawns, in a shuffled order, this tree's ``circle``, the same command
 ``PYTHONPATH=DIR/src`` for each ``--against`` tree (a ``git worktree`` of an older commit, say), and
 the bare Textual app of bench_tui.py, each in a 140x45 pseudo-terminal (bench/_pty_screen.py) until
 "Starting Circle…" (or the bare app's line) is on the screen; ``--ready`` also times each Circle
-until the footer names the model. One round is left out as a warm-up. Prints the medians, each
-Circle's ratio to the bare app and to the first ``--against`` tree, and the load before and after.
+until the footer names the model. ``--terminal`` says whether the theme is set (CIRCLE_THEME, the
+default) or asked of a terminal that answers at once or never does (tmux 3.3). One round is left
+out as a warm-up. Prints the medians, each Circle's ratio to the bare app and to the first
+``--against`` tree, and the load before and after.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ import random
 import statistics
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
-from bench_tui import BARE_APP, CIRCLE, PY, READY, paint_time
+from _pty_screen import PtyScreen
+from bench_tui import BARE_APP, CIRCLE, PY, READY
 
 from circle._testing.gateway import ScriptedGateway, chat_text
 
@@ -35,6 +39,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--against", type=Path, action="append", default=[], help="another tree's root")
     parser.add_argument("--ready", action="store_true", help="also time until the footer names the model")
+    parser.add_argument(
+        "--terminal",
+        choices=["themed", "answers", "silent"],
+        default="themed",
+        help="themed: CIRCLE_THEME=dark, nothing asked; answers: the terminal answers the background "
+        "question at once; silent: it never answers (tmux 3.3)",
+    )
     args = parser.parse_args()
     trees = {"this tree": HERE.parent, **{str(tree): tree.resolve() for tree in args.against}}
     for root in trees.values():  # bytecode for each tree, as an installed Circle has
@@ -62,18 +73,21 @@ def _rounds(
         "CIRCLE_MODEL": READY,
         "CIRCLE_CATALOG_REFRESH": "0",
         "TERM": "xterm-256color",
-        "CIRCLE_THEME": "dark",
     }
     env.pop("PYTHONPATH", None)
+    env.pop("COLORFGBG", None)
+    if args.terminal == "themed":
+        env["CIRCLE_THEME"] = "dark"
+    answers = args.terminal != "silent"
     subprocess.run([CIRCLE, "trust", str(work)], env=env, check=True, capture_output=True)
     bare = tmp / "bare.py"
     bare.write_text(BARE_APP)
-    measures = {"bare Textual app": lambda: paint_time([PY, str(bare)], env=env, cwd=work, marker="ready")}
+    measures = {"bare Textual app": _measure([PY, str(bare)], env, work, marker="ready", answers=answers)}
     for name, root in trees.items():
-        tree_env = env if name == "this tree" else {**env, "PYTHONPATH": str(root / "src")}
-        measures[name] = _measure(tree_env, work, marker="Starting")
+        tree_env = {**env, "PYTHONPATH": str(root / "src")}  # this one's too, when run from a worktree
+        measures[name] = _measure([CIRCLE], tree_env, work, marker="Starting", answers=answers)
         if args.ready:
-            measures[f"{name}: ready"] = _measure(tree_env, work, marker=READY)
+            measures[f"{name}: ready"] = _measure([CIRCLE], tree_env, work, marker=READY, answers=answers)
     times: dict[str, list[float]] = {name: [] for name in measures}
     times["load"] = [os.getloadavg()[0]]
     for index in range(args.runs + 1):
@@ -87,8 +101,19 @@ def _rounds(
     return times
 
 
-def _measure(env: dict[str, str], work: Path, *, marker: str):  # type: ignore[no-untyped-def]
-    return lambda: paint_time([CIRCLE], env=env, cwd=work, marker=marker)
+def _measure(
+    argv: list[str], env: dict[str, str], work: Path, *, marker: str, answers: bool
+) -> Callable[[], float]:
+    """Seconds from the spawn until ``marker`` is on the screen, each time it is called."""
+
+    def measure() -> float:
+        term = PtyScreen(argv, env=env, cwd=work, background=answers)
+        try:
+            return term.until(lambda text: marker in text, what=marker) - term.start
+        finally:
+            term.close()
+
+    return measure
 
 
 def _report(times: dict[str, list[float]], trees: dict[str, Path]) -> None:

@@ -3,12 +3,14 @@ pydantic (bench/bench_paint.py times the paint; here only what is loaded is chec
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 BEFORE_PAINT = """
 import sys
@@ -40,15 +42,23 @@ def test_a_bad_approval_mode_is_still_refused() -> None:
 
 
 AT_FIRST_FRAME = """
-import os, sys
+import gc, json, os, sys
+seen = {}
+write = os.write
+def watched_write(fd, data):
+    if b"\\x1b]11;?" in data:  # the theme question
+        seen["textual_loaded_when_asked"] = "textual" in sys.modules
+    return write(fd, data)
+os.write = watched_write
 class Tap:
     def __init__(self, inner):
         self.inner = inner
     def write(self, text):
         if "Starting" in text:
-            loaded = [name for name in ("typer", "click", "pydantic") if name in sys.modules]
-            with open(os.environ["LOADED_AT_FIRST_FRAME"], "w") as out:
-                out.write(" ".join(loaded) or "none")
+            seen["loaded"] = [name for name in ("typer", "click", "pydantic") if name in sys.modules]
+            seen["theme"] = [o.theme for o in gc.get_objects() if type(o).__name__ == "CircleApp"]
+            with open(os.environ["SEEN_AT_FIRST_FRAME"], "w") as out:
+                json.dump(seen, out)
             os._exit(0)
         return self.inner.write(text)
     def __getattr__(self, name):
@@ -58,35 +68,52 @@ sys.argv = ["circle", *sys.argv[1:]]
 from circle.entrypoints.cli import main
 main()
 """
+LIGHT_REPLY = b"\x1b]11;rgb:ffff/ffff/ffff\x1b\\"
 
 
-def loaded_at_first_frame(tmp_path: Path, *args: str) -> str:
-    """Which of Typer, Click and pydantic are loaded when the real ``circle`` in a pseudo-terminal
-    writes its first frame."""
-    found = tmp_path / "loaded.txt"
+def seen_at_first_frame(
+    tmp_path: Path, *args: str, theme: str = "dark", answer: bytes = b""
+) -> dict[str, Any]:
+    """What the real ``circle`` in a pseudo-terminal had loaded when it wrote its first frame (of
+    Typer, Click and pydantic), its theme then, and whether Textual was loaded when it asked the
+    terminal's background; the terminal gives ``answer`` to that question."""
+    found = tmp_path / "seen.json"
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("CIRCLE_", "OPENAI_", "ANTHROPIC_"))},
         "CIRCLE_HOME": str(tmp_path / "home"),
-        "CIRCLE_THEME": "dark",
+        "CIRCLE_THEME": theme,
         "TERM": "xterm-256color",
-        "LOADED_AT_FIRST_FRAME": str(found),
+        "SEEN_AT_FIRST_FRAME": str(found),
     }
+    env.pop("COLORFGBG", None)
     pid, fd = pty.fork()
     if pid == 0:  # the child: circle
         os.execve(sys.executable, [sys.executable, "-c", AT_FIRST_FRAME, *args], env)
     try:
         while select.select([fd], [], [], 30)[0]:
             try:
-                if not os.read(fd, 1 << 16):
-                    break
+                chunk = os.read(fd, 1 << 16)
             except OSError:  # the child is gone
                 break
+            if not chunk:
+                break
+            if b"\x1b]11;?" in chunk and answer:
+                os.write(fd, answer)
     finally:
         os.close(fd)
         os.waitpid(pid, 0)
-    return found.read_text()
+    seen: dict[str, Any] = json.loads(found.read_text())
+    return seen
 
 
 def test_the_first_frame_comes_before_typer_and_pydantic_load(tmp_path: Path) -> None:
-    assert loaded_at_first_frame(tmp_path) == "none"
-    assert loaded_at_first_frame(tmp_path, "--model", "m", "hello") == "none"
+    assert seen_at_first_frame(tmp_path)["loaded"] == []
+    assert seen_at_first_frame(tmp_path, "--model", "m", "hello")["loaded"] == []
+
+
+def test_the_terminal_is_asked_its_background_before_textual_loads(tmp_path: Path) -> None:
+    """Textual loads while the terminal answers, so a terminal that never does (tmux 3.3) costs the
+    first frame nothing; the answer still picks the theme."""
+    seen = seen_at_first_frame(tmp_path, theme="", answer=LIGHT_REPLY)
+    assert seen["textual_loaded_when_asked"] is False
+    assert seen["theme"] == ["textual-light"]

@@ -19,10 +19,14 @@ def run_tui(opts: RunOptions) -> int:
     """Run the interface until the person leaves; then print the jobs it stopped and the command
     that reopens the session. Returns the exit code (0, 1 when it could not start, 130 after
     ctrl+c twice)."""
-    from circle.entrypoints.tui._theme import terminal_theme
-    from circle.entrypoints.tui.app import CircleApp
+    from circle.entrypoints.tui._theme import TerminalQuestion
 
     env = dict(os.environ)
+    question = TerminalQuestion(env)  # asked now: the terminal answers while Textual loads
+    try:
+        from circle.entrypoints.tui.app import CircleApp
+    finally:
+        theme, typed = question.answer()  # typed: keys the terminal had, for the input box
     opts = _in_sessions_folder(opts, env)
 
     def make_backend() -> Backend:
@@ -35,7 +39,6 @@ def run_tui(opts: RunOptions) -> int:
         from circle.entrypoints.tui._driver import DiffingDriver
 
         driver = DiffingDriver
-    theme, typed = terminal_theme(env)  # typed: keys the terminal had, for the input box
     app = CircleApp(None, opts, make_backend=make_backend, theme=theme, driver_class=driver, typed=typed)
     try:
         app.run()

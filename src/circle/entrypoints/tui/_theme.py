@@ -1,15 +1,18 @@
-"""Dark or light, as the terminal is: asked of the terminal (OSC 11) before the app starts.
+"""Dark or light, as the terminal is: asked of the terminal (OSC 11) before Textual loads.
 
 Asking reads the terminal's input, where keys typed while Circle starts wait too: those are kept
 apart from the answer and handed to the app (see ``_early_keys.py``), never thrown away."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
 import sys
+import time
 from collections.abc import Mapping
+from typing import Any
 
 _REPLY = re.compile(rb"\]11;rgb:([0-9a-fA-F]+)/([0-9a-fA-F]+)/([0-9a-fA-F]+)")
 _WHOLE_REPLY = re.compile(rb"\x1b\]11;[^\x07\x1b]*(?:\x07|\x1b\\)")
@@ -47,38 +50,68 @@ def split_reply(read: bytes) -> tuple[bytes, bytes]:
     return found.group(), read[: found.start()] + read[found.end() :]
 
 
-def ask_terminal(timeout_s: float = 0.15) -> tuple[bytes, bytes]:
-    """The terminal's answer to ``OSC 11 ?`` (nothing when it does not answer in time), and the
-    bytes typed before the app could read them. The input is not flushed."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return b"", b""
-    import termios
-    import tty
+class TerminalQuestion:
+    """``OSC 11 ?`` asked of the terminal when made, its answer read by :meth:`answer`.
 
-    fd = sys.stdin.fileno()
-    saved = termios.tcgetattr(fd)
-    read = b""
-    try:
-        tty.setraw(fd, termios.TCSANOW)  # not TCSAFLUSH: what was typed stays
-        os.write(sys.stdout.fileno(), b"\x1b]11;?\x07")
-        while select.select([fd], [], [], timeout_s)[0]:
-            read += os.read(fd, 1024)
-            if _WHOLE_REPLY.search(read):
-                break
-    except OSError:
-        pass
-    finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)  # output drained; input kept
-    return split_reply(read)
+    The interface asks before it loads Textual and reads the answer after, so the terminal answers
+    while Textual loads; one that never answers (tmux 3.3) held the first frame 0.15 s when the
+    question came after. Meanwhile the terminal is raw (nothing echoes, what is typed stays in its
+    input); call :meth:`answer` in a ``finally``.
+
+    Args:
+        env: CIRCLE_THEME or COLORFGBG there say the theme without asking.
+        timeout_s: How long after asking an answer is waited for.
+    """
+
+    def __init__(self, env: Mapping[str, str], *, timeout_s: float = 0.15) -> None:
+        self.theme = theme_from_env(env)
+        self._saved: list[Any] | None = None
+        self._deadline = time.monotonic() + timeout_s
+        if self.theme is None and sys.stdin.isatty() and sys.stdout.isatty():
+            self._ask()
+
+    def _ask(self) -> None:
+        import termios
+        import tty
+
+        fd = sys.stdin.fileno()
+        try:
+            saved = termios.tcgetattr(fd)
+            tty.setraw(fd, termios.TCSANOW)  # not TCSAFLUSH: what was typed stays
+        except (OSError, termios.error):
+            return
+        self._saved = saved
+        with contextlib.suppress(OSError):
+            os.write(sys.stdout.fileno(), b"\x1b]11;?\x07")
+
+    def answer(self) -> tuple[str, str]:
+        """The theme (CIRCLE_THEME, COLORFGBG, else the terminal's answer), and the text typed
+        before the app started, which belongs in its input box. The input is not flushed."""
+        if self._saved is None:
+            return self.theme or DARK, ""
+        import termios
+
+        fd, read = sys.stdin.fileno(), b""
+        try:
+            while select.select([fd], [], [], max(0.0, self._deadline - time.monotonic()))[0]:
+                chunk = os.read(fd, 1024)
+                read += chunk
+                if not chunk or _WHOLE_REPLY.search(read):
+                    break
+        except OSError:
+            pass
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, self._saved)  # output drained; input kept
+            self._saved = None
+        reply, typed = split_reply(read)
+        return theme_from_reply(reply) or DARK, typed.decode("utf-8", errors="replace")
 
 
-def terminal_theme(env: Mapping[str, str]) -> tuple[str, str]:
-    """The theme (CIRCLE_THEME, COLORFGBG, else the terminal's answer) and the text typed before
-    the app started, which belongs in its input box."""
-    if (chosen := theme_from_env(env)) is not None:
-        return chosen, ""
-    reply, typed = ask_terminal()
-    return theme_from_reply(reply) or DARK, typed.decode("utf-8", errors="replace")
-
-
-__all__ = ["DARK", "LIGHT", "split_reply", "terminal_theme", "theme_from_env", "theme_from_reply"]
+__all__ = [
+    "DARK",
+    "LIGHT",
+    "TerminalQuestion",
+    "split_reply",
+    "theme_from_env",
+    "theme_from_reply",
+]
