@@ -216,9 +216,18 @@ class Message(_Frozen):
         return tuple(p for p in self.parts if isinstance(p, ToolResultPart))
 
 
-INTERRUPTED_RESULT = "Interrupted: the tool call did not finish (Circle stopped before it had a result)."
+INTERRUPTED = "Interrupted:"
+"""How the result of a call stopped before it finished begins (see :func:`was_interrupted`)."""
+INTERRUPTED_RESULT = f"{INTERRUPTED} the tool call did not finish (Circle stopped before it had a result)."
 NOT_RUN_RESULT = "Not run: the answer that asked for this call was incomplete."
 STOPPED_RESULT = "Not run: the person stopped the turn before this call."
+
+
+def was_interrupted(result: ToolResultPart) -> bool:
+    """The call was stopped before it finished (the person stopped the turn, or Circle stopped):
+    its stored result is :data:`INTERRUPTED_RESULT`, or a lost running call's record, which begins
+    the same way. A redrawn conversation shows it as stopped, as the live one did."""
+    return result.is_error and result.text.startswith(INTERRUPTED)
 
 
 def unanswered_tool_calls(messages: list[Message]) -> list[ToolCallPart]:
@@ -241,6 +250,7 @@ def close_unanswered(messages: list[Message], *, text: str = INTERRUPTED_RESULT)
 
 
 __all__ = [
+    "INTERRUPTED",
     "INTERRUPTED_RESULT",
     "NOT_RUN_RESULT",
     "STOPPED_RESULT",
@@ -260,4 +270,5 @@ __all__ = [
     "Usage",
     "close_unanswered",
     "unanswered_tool_calls",
+    "was_interrupted",
 ]

@@ -332,9 +332,7 @@ class ConversationView(VerticalScroll):
                     self.tools[part.id] = row
                     add(row)
                 elif isinstance(part, ToolResultPart) and (done := self.tools.get(part.tool_call_id)):
-                    if part.diff is not None:  # kept with the result: the file as it was is gone
-                        done.diff = part.diff
-                    done.end(part.text, is_error=part.is_error)
+                    done.stored_end(part)
         return rows
 
 

@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from circle.domain.display import command_lines, escape_for_display, more_lines
+from circle.domain.messages import ToolResultPart, was_interrupted
 from circle.entrypoints.tui._format import clip, edit_preview, tool_title
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
 
@@ -115,6 +116,16 @@ class ToolRow(Vertical, can_focus=True):
         mark = Text("✗ ", style="red") if is_error else Text("✓ ", style="green")
         self.header.update(mark + Text(tool_title(self.tool_name, self.args)))
         self._draw_end()
+
+    def stored_end(self, result: ToolResultPart) -> None:
+        """End as ``result``, the call's stored result, says: a call that was stopped before it
+        finished is drawn as it was when it stopped."""
+        if result.diff is not None:  # kept with the result: the file as it was is gone
+            self.diff = result.diff
+        if was_interrupted(result):
+            self.stop()
+        else:
+            self.end(result.text, is_error=result.is_error)
 
     def stop(self) -> None:
         """The turn ended (cancelled, failed) while this call ran: it did not finish."""
