@@ -23,6 +23,7 @@ from textual._parser import ParseError
 from textual.drivers.linux_driver import LinuxDriver
 from textual.messages import TerminalSupportsSynchronizedOutput
 
+from circle.entrypoints._exit_guard import leave_within
 from circle.entrypoints.tui._esc_keys import EscapeFirstParser, esc_acts
 from circle.entrypoints.tui._hangup import TerminalClosed, TerminalOutput
 from circle.entrypoints.tui._screen_diff import SYNC, ScreenDiff
@@ -51,10 +52,14 @@ class DiffingDriver(LinuxDriver):
         self._held = False
         """A frame's synchronized-output start, written only with the frame if it changes anything."""
         assert sys.__stderr__ is not None, "the terminal Textual writes to"
-        self.output = TerminalOutput(sys.__stderr__, on_gone=lambda: app.post_message(TerminalClosed()))
+        self.output = TerminalOutput(sys.__stderr__, on_gone=self._terminal_gone)
         """What Textual's output thread writes to; once the terminal is gone, nothing (``_hangup.py``)."""
         self._file = self.output  # type: ignore[assignment]  # Textual's thread takes any file
         self._suspended = False
+
+    def _terminal_gone(self) -> None:
+        leave_within()  # from this thread: the event loop may be the one stuck
+        self._app.post_message(TerminalClosed())
 
     def suspend_application_mode(self) -> None:
         self._suspended = True

@@ -12,9 +12,9 @@ which :class:`~._driver.DiffingDriver` answers with what is here:
   second output thread (which then died as above); the driver does that only after a suspend.
 - Its input thread reads end of file, or EIO, over and over; the driver's stops there.
 
-Either thread that finds the terminal gone calls :meth:`TerminalOutput.lose`: the app gets
-:class:`TerminalClosed` and leaves as on SIGHUP, and the bounded exit is armed from that thread
-(``entrypoints/_exit_guard.py``), in case the event loop is stuck.
+Either thread that finds the terminal gone calls :meth:`TerminalOutput.lose`, which tells the
+driver once: it arms the bounded exit from that thread (``entrypoints/_exit_guard.py``), in case
+the event loop is stuck, and the app gets :class:`TerminalClosed` and leaves as on SIGHUP.
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ from collections.abc import Callable
 from typing import TextIO
 
 from textual.message import Message
-
-from circle.entrypoints._exit_guard import leave_within
 
 
 class TerminalClosed(Message):
@@ -47,12 +45,11 @@ class TerminalOutput:
         self.gone = False
 
     def lose(self) -> None:
-        """The terminal is gone (a failed write, end of file on input): say so once, arm the exit."""
+        """The terminal is gone (a failed write, end of file on input): say so, once."""
         with self._lock:
             if self.gone:
                 return
             self.gone = True
-        leave_within()
         self._on_gone()
 
     def write(self, text: str) -> int:
