@@ -15,7 +15,8 @@ with a baseline measured in the same run:
 - key latency: from a key written to the pty until the screen shows it, while idle (the baseline),
   while that answer streams, and during the first message with the anthropic protocol (the SDK loads);
 - resume: ``circle --session ID`` of a stored 10,000-message session until its last message and
-  the footer are on the screen, against a new session's ready time;
+  the footer are on the screen, against a new session's ready time; and usable (``--only resume``):
+  until keys typed at the first frame show in the input box too, against a new session's;
 - peak RSS of the interface (ru_maxrss) after the stream and after the resume.
 """
 
@@ -221,6 +222,23 @@ def resume_time(env: dict[str, str], work: Path, session: str, last: str) -> tup
     return took, rss / 1024
 
 
+TYPED = "ZQX"
+"""Typed at the first frame to find when the screen is usable: upper case, which nothing stored has."""
+
+
+def usable_time(argv: list[str], *, env: dict[str, str], cwd: Path, shown: str) -> float:
+    """Seconds from the spawn until the screen shows ``shown``, the footer and, in the input box,
+    the keys typed as soon as it painted anything (the interface holds them until it takes keys)."""
+    term = PtyScreen(argv, env=env, cwd=cwd)
+    try:
+        term.until(lambda text: bool(text.strip()), what="a first frame")
+        term.send(TYPED.encode())
+        done = lambda text: shown in text and READY in text and TYPED in text  # noqa: E731
+        return term.until(done, what=f"{shown} and {TYPED}") - term.start
+    finally:
+        term.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
@@ -286,17 +304,29 @@ def _resume_only(runs: int, env: dict[str, str], work: Path, *, messages: int, h
     (after one of each left out), so both see the same load; their medians and the load."""
     session = make_session(home, work, messages)
     last = f"answer {messages - 1}:" if messages % 2 == 0 else f"question {messages - 1}"
-    new, resumed = [], []
+    new, resumed, new_usable, usable = [], [], [], []
     for index in range(runs + 1):
         ready = paint_time([CIRCLE], env=env, cwd=work, marker=READY)
         took, _ = resume_time(env, work, session, last)
+        typed_new = usable_time([CIRCLE], env=env, cwd=work, shown=READY)
+        typed = usable_time([CIRCLE, "--session", session], env=env, cwd=work, shown=last)
         if index:
             new.append(ready)
             resumed.append(took)
+            new_usable.append(typed_new)
+            usable.append(typed)
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
-    for name, times in (("new session ready", new), (f"resume {messages:,}", resumed)):
-        print(f"{name:<18} median {statistics.median(times):.3f} s  ({', '.join(f'{t:.2f}' for t in times)})")
-    print(f"ratio {statistics.median(resumed) / statistics.median(new):.2f}; load average {load}")
+    rows = (
+        ("new session ready", new),
+        (f"resume {messages:,}", resumed),
+        ("new session usable", new_usable),
+        ("resume usable", usable),
+    )
+    for name, times in rows:
+        print(f"{name:<19} median {statistics.median(times):.3f} s  ({', '.join(f'{t:.2f}' for t in times)})")
+    ratio = statistics.median(resumed) / statistics.median(new)
+    typed_ratio = statistics.median(usable) / statistics.median(new_usable)
+    print(f"ratio {ratio:.2f} ready, {typed_ratio:.2f} usable (a key typed at the first frame); load {load}")
 
 
 def _paint(runs: int, env: dict[str, str], work: Path, bare: Path, echo: Path) -> dict[str, float]:

@@ -507,7 +507,11 @@ def test_every_statement_compiles_against_the_sqlmodel_schema_and_scans_no_check
     plans = _plans(tmp_path / "sqlmodel.sqlite")
 
     assert len(plans) >= 20
-    scans = {name: [line for line in plan if line.startswith("SCAN")] for name, plan in plans.items()}
+    walked = ("p", "path")  # the rows a recursive walk of a branch's path made, not a table
+    scans = {
+        name: [line for line in plan if line.startswith("SCAN") and line.split()[1] not in walked]
+        for name, plan in plans.items()
+    }
     assert [name for name, lines in scans.items() if lines] == ["LIST_SESSIONS"]
     assert all(line.split()[-1] == "s" for line in scans["LIST_SESSIONS"])  # sessions, never checkpoints
     assert not any(re.search(r"UPDATE checkpoints", s) for s in _sql.STATEMENTS.values())

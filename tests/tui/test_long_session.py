@@ -10,6 +10,7 @@ from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets.conversation import UserRow
 from circle.entrypoints.tui.widgets.earlier import BATCH, TAIL, tail_size
+from circle.testing import answer
 
 from .conftest import SIZE, WORKSPACE, FakeBackend, main_screen, screen_lines, until
 
@@ -72,3 +73,23 @@ async def test_scrolling_to_the_top_draws_earlier_turns_and_keeps_the_place(
             waiting = len(view.earlier.waiting)
             await until(pilot, lambda w=waiting: view.earlier is None or len(view.earlier.waiting) < w)
         assert len(view.query(UserRow)) == count // 2
+
+
+async def test_a_long_session_opens_by_its_tail_and_its_next_message_sends_all_of_it(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    session = await stored_session(backend, COUNT)
+    app = make_app(session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        assert backend.store.tails_read == [(session, "main", TAIL)]
+        screen = main_screen(app)
+        await until(pilot, lambda: screen.conversation.earlier is not None)
+        shown = lambda: str(screen.conversation.earlier.render()) if screen.conversation.earlier else ""  # noqa: E731
+        await until(pilot, lambda: f"{COUNT - FIRST:,} earlier" in shown())
+        backend.model.add(answer("after the resume"))
+        screen.send("one more")
+        await until(pilot, lambda: any("after the resume" in line for line in screen_lines(app)))
+    sent = backend.model.requests[-1].messages
+    stored = [f"question {i}" if i % 2 == 0 else f"answer {i}" for i in range(COUNT)]
+    assert [m.text for m in sent] == [*stored, "one more"]

@@ -32,6 +32,45 @@ def test_the_options_of_a_new_session_are_settled_without_the_session_modules() 
     assert done.stdout.strip() == ""
 
 
+RESUMED = """
+import io, sys
+from pathlib import Path
+
+from circle.entrypoints._options import RunOptions
+from circle.entrypoints.tui import _in_sessions_folder
+
+err = io.StringIO()
+sys.stderr = err
+moved = _in_sessions_folder(RunOptions(workspace=Path.cwd(), message="", mode="tui", session=sys.argv[1]), {
+    "CIRCLE_HOME": sys.argv[2]
+})
+sys.stderr = sys.__stderr__
+heavy = ("circle.entrypoints.headless", "circle.application.runtime", "circle.domain.messages", "pydantic")
+loaded = " ".join(name for name in heavy if name in sys.modules)
+print(moved.workspace, err.getvalue().strip(), loaded, sep="|")
+"""
+
+
+def test_the_folder_of_a_resumed_session_is_found_without_the_session_modules(tmp_path: Path) -> None:
+    import asyncio
+
+    from circle.adapters.storage.sqlite_store import SqliteSessionStore
+
+    async def store() -> str:
+        made = SqliteSessionStore(tmp_path / "home" / "circle.sqlite")
+        info = await made.create_session(workspace=str(tmp_path))
+        await made.aclose()
+        return info.id
+
+    session_id = asyncio.run(store())
+    args = [sys.executable, "-c", RESUMED, session_id, str(tmp_path / "home")]
+    done = subprocess.run(args, capture_output=True, text=True, check=True, cwd="/")
+
+    workspace, said, loaded = done.stdout.strip().split("|")
+    assert (workspace, loaded) == (str(tmp_path), "")
+    assert said == f"circle: session {session_id} works in {tmp_path}, its own folder"
+
+
 def test_a_bad_approval_mode_is_still_refused() -> None:
     code = (
         "from circle.entrypoints._run import check_values\n"

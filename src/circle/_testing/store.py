@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from uuid import uuid4
 
-from circle.application.ports.session_store import SessionInfo
+from circle.application.ports.session_store import HistoryTail, SessionInfo
 from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label, path_to
 from circle.domain.errors import StorageError
 from circle.domain.messages import Message
@@ -28,6 +28,7 @@ class InMemorySessionStore:
         heads: (session id, branch name) -> head checkpoint id.
         stored_labels: every label, in the order they were added.
         closed: True after :meth:`aclose`; later calls raise StorageError.
+        tails_read: (session id, branch, count) of each :meth:`tail` asked for.
     """
 
     def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
@@ -37,6 +38,7 @@ class InMemorySessionStore:
         self.heads: dict[tuple[str, str], str | None] = {}
         self.stored_labels: list[Label] = []
         self.closed = False
+        self.tails_read: list[tuple[str, str, int]] = []
 
     def _open(self) -> None:
         if self.closed:
@@ -96,6 +98,12 @@ class InMemorySessionStore:
     async def history(self, session_id: str, *, branch: str = MAIN_BRANCH) -> list[Checkpoint]:
         self._session(session_id)
         return path_to(self.stored, self.heads.get((session_id, branch)))
+
+    async def tail(self, session_id: str, *, branch: str = MAIN_BRANCH, count: int) -> HistoryTail:
+        history = await self.history(session_id, branch=branch)
+        start = max(0, len(history) - max(0, count))
+        self.tails_read.append((session_id, branch, count))
+        return HistoryTail(checkpoints=tuple(history[start:]), earlier=start)
 
     async def checkpoints(self, session_id: str) -> list[Checkpoint]:
         self._session(session_id)

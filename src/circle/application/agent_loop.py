@@ -206,6 +206,7 @@ class AgentLoop:
         Cancelling the task that runs it stops the turn at once: unanswered tool calls get an
         "interrupted" result, and the turn returns with ``aborted`` set instead of raising.
         """
+        await conversation.load()  # a session opened by its tail: the model reads all of it
         self.events.emit(TurnStarted(session_id=conversation.session_id, message=prompt))
         usage = Usage()
         self._turn_unstored = Usage()

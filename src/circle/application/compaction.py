@@ -137,6 +137,7 @@ class Compactor:
             ModelError: the summary could not be written (nothing changed).
             StorageError: the commit failed (nothing changed).
         """
+        await conversation.load()
         checkpoints = await conversation.history()
         messages = [cp.message for cp in checkpoints]
         plan = self.plan(messages, fixed_tokens=fixed_tokens, shrink=shrink, scale=scale)

@@ -146,6 +146,7 @@ class ContextKeeper:
         """Compact now, with events; None when nothing was compacted (the end event says why)."""
         if self.compactor is None:
             return None
+        await conversation.load()  # a session opened by its tail: its tokens are all of it
         session_id = conversation.session_id
         fixed = _fixed(system, tools)
         counted = self.reported(conversation) or 0

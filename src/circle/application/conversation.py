@@ -6,7 +6,9 @@ leaving stores nothing; until then its title and name wait in memory.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from circle.domain.call_marks import lost_result
@@ -44,6 +46,10 @@ class Conversation:
         self.appended = 0
         """How many messages :meth:`append` has added since this conversation was opened."""
         self._draft: _Draft | None = None
+        self.earlier = 0
+        """Messages before :attr:`messages` not read yet (a long session opened by its tail)."""
+        self._loading: asyncio.Future[None] | None = None
+        self._on_loaded: list[Callable[[], Awaitable[None]]] = []
 
     @classmethod
     def new(
@@ -108,12 +114,19 @@ class Conversation:
         *,
         branch: str = MAIN_BRANCH,
         calls: CallLog | None = None,
+        tail: int | None = None,
     ) -> Conversation:
         """Load a session; tool calls left without a result get a recorded result saying what is
         known of them from ``calls`` (not started, still running, or run to the end with the
-        result lost), or "interrupted" without it."""
-        checkpoints = await store.history(session_id, branch=branch)
-        conversation = cls(store, session_id, [cp.message for cp in checkpoints], branch=branch)
+        result lost), or "interrupted" without it.
+
+        With ``tail``, only the last ``tail`` messages are read (moved back to the person's message
+        that began their turn): :attr:`earlier` counts the others, which :meth:`load` reads."""
+        conversation = cls(store, session_id, [], branch=branch)
+        if tail is None:
+            conversation._history = [cp.message for cp in await store.history(session_id, branch=branch)]
+        else:
+            await conversation._read_tail(tail)
         unanswered = unanswered_tool_calls(conversation.messages)
         if not unanswered:
             return conversation
@@ -131,14 +144,66 @@ class Conversation:
             await conversation.append(result)
         return conversation
 
+    async def _read_tail(self, count: int) -> None:
+        """The last ``count`` messages and those before them back to the person's message that
+        began their turn (so the turn is whole: its calls, their results, its last answer)."""
+        read = count
+        while True:
+            found = await self.store.tail(self.session_id, branch=self.branch, count=read)
+            messages = [cp.message for cp in found.checkpoints]
+            start = max(0, len(messages) - count)
+            while start > 0 and messages[start].role != "user":
+                start -= 1
+            if not messages or messages[start].role == "user" or not found.earlier:
+                break
+            read *= 2
+        self._history = messages[start:]
+        self.earlier = found.earlier + start
+
+    @property
+    def complete(self) -> bool:
+        """Every message of the branch is in :attr:`messages` (none wait in :attr:`earlier`)."""
+        return self.earlier == 0
+
+    async def load(self) -> None:
+        """Read the messages :meth:`open` left for later, once: a turn, a compaction and the
+        session's totals need them all. Those already read and appended stay as they are."""
+        if self.earlier:
+            if self._loading is None:
+                self._loading = asyncio.ensure_future(self._load_earlier())
+            await asyncio.shield(self._loading)
+
+    async def _load_earlier(self) -> None:
+        try:
+            while True:  # again if a message was appended meanwhile, so the list has it
+                appended = self.appended
+                checkpoints = await self.history()
+                if self.appended == appended:
+                    break
+            await self._read(checkpoints)
+        finally:
+            self._loading = None
+
+    async def _read(self, checkpoints: list[Checkpoint]) -> None:
+        self._history[:] = [cp.message for cp in checkpoints]
+        self.earlier = 0
+        settles, self._on_loaded = self._on_loaded, []
+        for settle in settles:
+            await settle()
+
+    def on_loaded(self, settle: Callable[[], Awaitable[None]]) -> None:
+        """Await ``settle`` once :meth:`load` has read the earlier messages (before it returns)."""
+        self._on_loaded.append(settle)
+
     @property
     def messages(self) -> list[Message]:
-        """The history, oldest first. Do not mutate; use :meth:`append`."""
+        """The history, oldest first (its last messages only while :attr:`earlier` wait to be
+        read: :meth:`load` reads them). Do not mutate; use :meth:`append`."""
         return self._history
 
     async def reload(self) -> None:
-        """Read the history again from the branch's head (after undo or redo moved it)."""
-        self._history[:] = [cp.message for cp in await self.history()]
+        """Read the history again from the branch's head (after undo or redo moved it), all of it."""
+        await self._read(await self.history())
 
     async def append(self, message: Message, events: EventSink | None = None) -> str:
         await self._store_session()

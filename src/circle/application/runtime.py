@@ -207,17 +207,26 @@ class Runtime:
         made = Conversation.new(self.ports.store, new_id, workspace=self.options.workspace, title=title)
         return await self._session(made)
 
-    async def open_session(self, session_id: str, *, at_checkpoint: str | None = None) -> AgentSession:
+    async def open_session(
+        self, session_id: str, *, at_checkpoint: str | None = None, tail: int | None = None
+    ) -> AgentSession:
         """Open a stored session where it went on last (the branch whose head is newest), or from
         ``at_checkpoint`` on a new branch of its own. Raises SessionBusyError while another Circle
-        has it open, SessionNotFoundError for an unknown session or checkpoint."""
+        has it open, SessionNotFoundError for an unknown session or checkpoint.
+
+        With ``tail``, only its last ``tail`` messages are read now (what a screen shows): the rest
+        are read by the session's first turn or compaction, or by :meth:`Conversation.load`, and
+        what depends on them all (plan mode, the thinking level, the session's totals) is settled then.
+        """
         info = await self.ports.store.get_session(session_id)
         if info is None:
             await self._refuse_unstored(session_id)
         await self._hold(session_id)
         branch = await pick_branch(self.ports.store, session_id, at_checkpoint=at_checkpoint)
         return await self._session(
-            await Conversation.open(self.ports.store, session_id, branch=branch, calls=self.ports.calls)
+            await Conversation.open(
+                self.ports.store, session_id, branch=branch, calls=self.ports.calls, tail=tail
+            )
         )
 
     async def _refuse_unstored(self, session_id: str) -> NoReturn:
@@ -250,12 +259,13 @@ class Runtime:
             await Conversation.open(self.ports.store, forked.id, calls=self.ports.calls)
         )
 
-    async def continue_session(self) -> AgentSession:
-        """The workspace's most recent session, or a new one when it has none."""
+    async def continue_session(self, *, tail: int | None = None) -> AgentSession:
+        """The workspace's most recent session (``tail`` as for :meth:`open_session`), or a new one
+        when it has none."""
         recent = await self.ports.store.list_sessions(workspace=self.options.workspace, limit=1)
         if not recent:
             return await self.new_session()
-        return await self.open_session(recent[0].id)
+        return await self.open_session(recent[0].id, tail=tail)
 
     async def _session(self, conversation: Conversation) -> AgentSession:
         approver = self.ports.approver
@@ -295,16 +305,34 @@ class Runtime:
         loop = await self._loop(context, hooks, said)
         loop.window.retired = await self._compacted_away(conversation)
         session = AgentSession(loop, conversation, jobs=jobs)
+        if not conversation.complete:
+            thinking = self.options.thinking
+            conversation.on_loaded(lambda: self._settle_loaded(session, plan=plan, thinking=thinking))
         if jobs is not None:  # a background subagent's tokens count in the session's cost
             jobs.on_usage(lambda usage: session.loop.costs.count_unstored(usage))
         session.start_note = said
         self._sessions.append(session)
         return session
 
+    async def _settle_loaded(
+        self, session: AgentSession, *, plan: PlanMode, thinking: ThinkingLevel | None
+    ) -> None:
+        """Once the messages a session opened without are read: plan mode and the thinking level
+        as the whole conversation leaves them (unless changed meanwhile), and its totals."""
+        messages = session.conversation.messages
+        if plan.active == plan.told and plan.active != (active := plan_mode_in(messages)):
+            plan.active = plan.told = active
+        recorded, found = level_in(messages)
+        if recorded and found != thinking and self.options.thinking == thinking:
+            self._use_thinking(session, found)  # before the turn that read them asks the model
+        session.loop.window.retired = await self._compacted_away(session.conversation)
+
     async def _compacted_away(self, conversation: Conversation) -> list[Message]:
         """The messages of an opened session that its branch's compactions summarized: their
         answers were paid for, so the session's totals count them."""
         if self.ports.compactions is None or not conversation.stored or not conversation.messages:
+            return []
+        if not conversation.complete:  # counted once the rest is read (_settle_loaded)
             return []
         records = await self.ports.compactions.compactions(conversation.session_id)
         replaced = {i for r in records if r.branch == conversation.branch for i in r.replaced_ids}
@@ -380,6 +408,9 @@ class Runtime:
         the session's model (None where it does not reason). Raises ConfigError while a turn runs."""
         if session.is_busy:
             raise ConfigError("a turn is running: change the thinking level when it has ended")
+        return self._use_thinking(session, level)
+
+    def _use_thinking(self, session: AgentSession, level: ThinkingLevel | None) -> ThinkingLevel | None:
         self.options.thinking = level
         info = session.loop.settings.model_info or self.ports.catalog.lookup(self.options.model)
         session.loop.settings.thinking = self._thinking_for(info)

@@ -16,8 +16,11 @@ async def latest_branch(store: SessionStore, session_id: str) -> str:
     branches = await store.branches(session_id)
     if len(branches) <= 1:
         return branches[0].name if branches else MAIN_BRANCH
-    seq = {cp.id: cp.seq for cp in await store.checkpoints(session_id)}
-    return max(branches, key=lambda b: (seq.get(b.head_id or "", 0), b.name == MAIN_BRANCH)).name
+    seq: dict[str, int] = {}
+    for branch in branches:  # each head alone: a long session's messages are not all read for it
+        head = (await store.tail(session_id, branch=branch.name, count=1)).checkpoints
+        seq[branch.name] = head[-1].seq if head else 0
+    return max(branches, key=lambda b: (seq[b.name], b.name == MAIN_BRANCH)).name
 
 
 async def pick_branch(store: SessionStore, session_id: str, *, at_checkpoint: str | None) -> str:

@@ -41,6 +41,7 @@ from circle.domain.settings import resolve_endpoint
 from circle.domain.thinking import ThinkingLevel, parse_level
 
 from ._options import RunOptions
+from ._session_folder import in_sessions_folder
 from .container import (
     Config,
     Container,
@@ -209,43 +210,25 @@ async def settle_trust(trusted: TrustList, folder: Path, *, ask: TrustQuestion |
         await trusted.aclose()
 
 
-async def open_session(runtime: Runtime, opts: RunOptions) -> AgentSession:
-    session = await _pick_session(runtime, opts)
+async def open_session(runtime: Runtime, opts: RunOptions, *, tail: int | None = None) -> AgentSession:
+    """The session ``opts`` name (forked, reopened, the last one, or a new one); a reopened one with
+    only its last ``tail`` messages read yet when given (see :meth:`Runtime.open_session`)."""
+    session = await _pick_session(runtime, opts, tail=tail)
     if opts.name is not None:
         await session.conversation.set_name(opts.name)
     return session
 
 
-async def _pick_session(runtime: Runtime, opts: RunOptions) -> AgentSession:
+async def _pick_session(runtime: Runtime, opts: RunOptions, *, tail: int | None) -> AgentSession:
     if opts.fork:
         source, _, at = opts.fork.partition(":")
         return await runtime.fork_session(source, at_checkpoint=at or None, new_session_id=opts.session_id)
     if opts.session:
         session_id, _, at = opts.session.partition(":")
-        return await runtime.open_session(session_id, at_checkpoint=at or None)
+        return await runtime.open_session(session_id, at_checkpoint=at or None, tail=tail)
     if opts.continue_last:
-        return await runtime.continue_session()
+        return await runtime.continue_session(tail=tail)
     return await runtime.new_session(session_id=opts.session_id, title=opts.message[:80] or None)
-
-
-async def in_sessions_folder(opts: RunOptions, env: Mapping[str, str], err: TextIO) -> RunOptions:
-    """``opts`` in the folder of the session ``--session`` opens, when that is another one (and
-    still there): a session works in its own folder, and says so."""
-    path = data_dir(env) / "circle.sqlite"
-    if not opts.session or not path.exists():
-        return opts
-    from circle.adapters.storage.sqlite_store import SqliteSessionStore
-
-    session_id = opts.session.partition(":")[0]
-    store = SqliteSessionStore(path)
-    try:
-        info = await store.get_session(session_id)
-    finally:
-        await store.aclose()
-    if info is None or Path(info.workspace) == Path(opts.workspace) or not Path(info.workspace).is_dir():
-        return opts
-    err.write(f"circle: session {session_id} works in {info.workspace}, its own folder\n")
-    return replace(opts, workspace=Path(info.workspace))
 
 
 async def prepare(
@@ -264,7 +247,7 @@ async def prepare(
     """
     if container is None:
         env = dict(os.environ)
-        opts = await in_sessions_folder(opts, env, err)
+        opts = in_sessions_folder(opts, env, err)
         trusted = await settle_trust(trust_list_at(_private_data_dir(env)), opts.workspace, ask=ask_trust)
         if trusted:
             container = Container(config=await make_config(opts, env, project_trusted=True))

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from circle.adapters._shared.data_folder import data_dir as data_dir  # re-exported: its home before
 from circle.adapters._shared.private_files import private_folder
 from circle.domain.approval_rules import Rule, RuleLayer, parse_rules
 from circle.domain.errors import ConfigError
@@ -23,16 +24,6 @@ from circle.domain.settings import (
 )
 
 HOOKS_APPROVED = "hooks_approved.json"
-
-
-def data_dir(env: Mapping[str, str]) -> Path:
-    """The data folder: ``CIRCLE_HOME``, else the platform's user data folder."""
-    home = env.get("CIRCLE_HOME")
-    if home:
-        return Path(home).expanduser().resolve()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("circle", appauthor=False))
 
 
 def _read_json(path: Path) -> object:

@@ -63,6 +63,7 @@ INSERT_SESSION = (
     " (id, workspace, title, created_at, updated_at, name, forked_from, forked_at, size_bytes)"
     " VALUES (:id, :workspace, :title, :created_at, :updated_at, :name, :forked_from, :forked_at, 0)"
 )
+SESSION_WORKSPACE = "SELECT workspace FROM sessions WHERE id = :session_id"
 SET_TITLE = "UPDATE sessions SET title = :title WHERE id = :session_id"
 SET_NAME = "UPDATE sessions SET name = :name WHERE id = :session_id"
 
@@ -103,6 +104,23 @@ CHECKPOINT_ROWS = (  # id, parent_id, seq, message_json, created_at
     "SELECT id, parent_id, seq, message_json, created_at FROM checkpoints WHERE session_id = :session_id"
 )
 CHECKPOINT_ROWS_IN_ORDER = f"{CHECKPOINT_ROWS} ORDER BY seq"
+CHECKPOINT_COUNT = "SELECT count(*) FROM checkpoints WHERE session_id = :session_id"
+
+_PATH = (  # the branch's path from :head_id back to the root, by key: no message is read
+    "WITH RECURSIVE path(id, parent_id, depth) AS ("
+    " SELECT id, parent_id, 0 FROM checkpoints WHERE id = :head_id AND session_id = :session_id"
+    " UNION ALL SELECT c.id, c.parent_id, p.depth + 1 FROM checkpoints AS c JOIN path AS p"
+    " ON c.id = p.parent_id WHERE p.depth < :bound AND c.session_id = :session_id"
+)
+PATH_LENGTH = (  # the path's length, the parent its oldest row names (None at the root), its depth
+    f"{_PATH}) SELECT count(*), (SELECT parent_id FROM path ORDER BY depth DESC LIMIT 1), max(depth)"
+    " FROM path"
+)
+PATH_TAIL = (  # the path's last :count rows, oldest first, as CHECKPOINT_ROWS reads them
+    f"{_PATH} LIMIT :count)"
+    " SELECT c.id, c.parent_id, c.seq, c.message_json, c.created_at"
+    " FROM path JOIN checkpoints AS c ON c.id = path.id ORDER BY path.depth DESC"
+)
 CHECKPOINT_EXISTS = "SELECT 1 FROM checkpoints WHERE id = :checkpoint_id"
 CHECKPOINT_IN_SESSION = "SELECT 1 FROM checkpoints WHERE id = :checkpoint_id AND session_id = :session_id"
 
@@ -166,6 +184,7 @@ __all__ = [
     "APPEND_STATE",
     "BRANCHES",
     "BRANCH_HEAD",
+    "CHECKPOINT_COUNT",
     "CHECKPOINT_EXISTS",
     "CHECKPOINT_IN_SESSION",
     "CHECKPOINT_ROWS",
@@ -187,8 +206,11 @@ __all__ = [
     "LIST_SESSIONS",
     "LIST_WORKSPACE_SESSIONS",
     "MOVE_HEAD",
+    "PATH_LENGTH",
+    "PATH_TAIL",
     "RENEW_LEASE",
     "SESSION_EXISTS",
+    "SESSION_WORKSPACE",
     "SET_NAME",
     "SET_TITLE",
     "STATEMENTS",

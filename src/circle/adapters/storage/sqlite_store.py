@@ -3,7 +3,9 @@
 Each ``append`` is one ``BEGIN IMMEDIATE`` transaction (insert the checkpoint, move the branch
 head, bump the session), committed before it returns. Checkpoint rows are only ever inserted.
 The file, its folder and the tables are made on first use; nothing happens at import or in
-``__init__``. The SQL is fast and local, so the ``async`` methods run it inline.
+``__init__``. The SQL is fast and local, so the ``async`` methods run it inline; parsing the
+messages of a long history is not, so it runs on a thread (:data:`PARSED_INLINE`), and a session
+opens by its :meth:`~SqliteSessionStore.tail`, walking its path by key and parsing only the tail.
 
 The schema is defined with sqlmodel (:mod:`._schema`), but this path runs hand-written statements
 (:mod:`._sql`) on the stdlib ``sqlite3``: sqlmodel is imported only to create or migrate a file.
@@ -11,6 +13,7 @@ The schema is defined with sqlmodel (:mod:`._schema`), but this path runs hand-w
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from collections.abc import Callable
@@ -18,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-from circle.application.ports.session_store import SessionInfo
+from circle.application.ports.session_store import HistoryTail, SessionInfo
 from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label, path_to
 from circle.domain.errors import StorageError
 from circle.domain.messages import Message
@@ -94,6 +97,18 @@ def _fork_path(connection: sqlite3.Connection, session_id: str, at: str | None) 
     except ValueError as error:
         raise StorageError(f"session {session_id} is broken at {at}: {error}") from error
     return [by_id[cp.id] for cp in path]
+
+
+PARSED_INLINE = 1_000
+"""Messages a history read parses on the event loop at most; a longer one parses on a thread."""
+
+
+def _parsed_path(session_id: str, branch: str, rows: list[CheckpointTuple], head_id: str) -> list[Checkpoint]:
+    try:
+        with bulk_parsing():
+            return path_to(LazyCheckpoints(session_id, rows), head_id)
+    except ValueError as error:
+        raise StorageError(f"branch {branch!r} of session {session_id} is broken: {error}") from error
 
 
 class SqliteSessionStore:
@@ -232,11 +247,27 @@ class SqliteSessionStore:
             if head_id is None:
                 return []
             rows = connection.execute(sql.CHECKPOINT_ROWS, {"session_id": session_id}).fetchall()
-        try:
-            with bulk_parsing():
-                return path_to(LazyCheckpoints(session_id, rows), head_id)
-        except ValueError as error:
-            raise StorageError(f"branch {branch!r} of session {session_id} is broken: {error}") from error
+        if len(rows) > PARSED_INLINE:  # a long session parses apart: the event loop goes on drawing
+            return await asyncio.to_thread(_parsed_path, session_id, branch, rows, head_id)
+        return _parsed_path(session_id, branch, rows, head_id)
+
+    async def tail(self, session_id: str, *, branch: str = MAIN_BRANCH, count: int) -> HistoryTail:
+        """The last ``count`` checkpoints of the branch's history and how many come before them:
+        the path is walked by key and only the tail's messages are read and parsed."""
+        with self._db.reading() as connection:
+            _require_session(connection, session_id)
+            _, head_id = _head(connection, session_id, branch)
+            if head_id is None:
+                return HistoryTail(checkpoints=(), earlier=0)
+            (stored,) = connection.execute(sql.CHECKPOINT_COUNT, {"session_id": session_id}).fetchone()
+            where = {"session_id": session_id, "head_id": head_id, "bound": stored}
+            length, oldest_parent, depth = connection.execute(sql.PATH_LENGTH, where).fetchone()
+            if length == 0 or oldest_parent is not None or depth >= stored:
+                problem = "a cycle" if length and depth >= stored else "a missing checkpoint"
+                raise StorageError(f"branch {branch!r} of session {session_id} is broken: {problem}")
+            rows = connection.execute(sql.PATH_TAIL, {**where, "count": max(0, count)}).fetchall()
+        checkpoints = tuple(to_checkpoint(session_id, row) for row in rows)
+        return HistoryTail(checkpoints=checkpoints, earlier=length - len(checkpoints))
 
     async def checkpoints(self, session_id: str) -> list[Checkpoint]:
         """Every checkpoint of the session, on all branches, in ``seq`` order."""

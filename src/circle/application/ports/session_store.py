@@ -27,6 +27,16 @@ class SessionInfo:
     """The stored messages' size: the sum of their JSON lengths in bytes."""
 
 
+@dataclass(frozen=True, slots=True)
+class HistoryTail:
+    """The last checkpoints of a branch's history, and how many come before them (not read)."""
+
+    checkpoints: tuple[Checkpoint, ...]
+    """Oldest first, ending at the branch's head."""
+    earlier: int
+    """The checkpoints on the path from the root that come before :attr:`checkpoints`."""
+
+
 class SessionStore(Protocol):
     """Every ``append`` is committed before it returns; stored messages are never rewritten.
 
@@ -47,6 +57,15 @@ class SessionStore(Protocol):
 
     async def history(self, session_id: str, *, branch: str = MAIN_BRANCH) -> list[Checkpoint]:
         """The checkpoints from the root to the branch's head, oldest first."""
+        ...
+
+    async def tail(self, session_id: str, *, branch: str = MAIN_BRANCH, count: int) -> HistoryTail:
+        """The last ``count`` checkpoints of :meth:`history`, without reading the ones before them
+        (a long session opens with what its screen shows; the rest is read when needed).
+
+        Raises:
+            StorageError: for an unknown session or a broken branch.
+        """
         ...
 
     async def checkpoints(self, session_id: str) -> list[Checkpoint]: ...

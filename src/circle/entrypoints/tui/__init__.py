@@ -60,13 +60,11 @@ def _in_sessions_folder(opts: RunOptions, env: dict[str, str]) -> RunOptions:
     Without ``--session`` nothing is imported: the first frame does not wait for the session modules."""
     if not opts.session:
         return opts
-    import asyncio
-
     from circle.domain.errors import CircleError
-    from circle.entrypoints.headless import in_sessions_folder
+    from circle.entrypoints._session_folder import in_sessions_folder  # one row, no session modules
 
     try:
-        return asyncio.run(in_sessions_folder(opts, env, sys.stderr))
+        return in_sessions_folder(opts, env, sys.stderr)
     except CircleError:  # the interface reports an unreadable store itself
         return opts
 

@@ -255,6 +255,7 @@ class CircleApp(App[int]):
 
     async def _open(self, runtime: Runtime) -> AgentSession:
         from circle.entrypoints.headless import open_session
+        from circle.entrypoints.tui.widgets.earlier import TAIL
 
         if getattr(self.opts, "resume", False):
             from circle.entrypoints.tui._recent import session_choices
@@ -266,9 +267,9 @@ class CircleApp(App[int]):
                 PickerScreen("Resume a session", items, empty="This folder has no sessions yet.")
             )
             if chosen is not None:
-                return await runtime.open_session(chosen)
+                return await runtime.open_session(chosen, tail=TAIL)
             return await runtime.new_session()
-        return await open_session(runtime, self.opts)
+        return await open_session(runtime, self.opts, tail=TAIL)
 
     def fail(self, message: str) -> None:
         self.error = message

@@ -29,6 +29,7 @@ from circle.entrypoints.tui import _format, _slash
 from circle.entrypoints.tui._desk import Desk
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._host import Host
+from circle.entrypoints.tui.screens._rest import show_session
 from circle.entrypoints.tui.screens._view_keys import ViewKeys
 from circle.entrypoints.tui.widgets.cards import Card, card_for
 from circle.entrypoints.tui.widgets.composer import CompletionList, Composer
@@ -114,7 +115,7 @@ class MainScreen(ViewKeys):
             welcome = Welcome(self.host.workspace)
             self.conversation.add(welcome)
             self.run_worker(welcome.fill(self.host), group="welcome")
-        self.conversation.replay(messages)
+        show_session(self)  # a long session's earlier messages are read after this frame
         self.refresh_footer()
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
         self.composer.focus()

@@ -256,17 +256,18 @@ class ConversationView(VerticalScroll):
             self.notice(f"error: {message.error}", kind="error")
         self.answer = self.thinking = None
 
-    def replay(self, messages: list[Message]) -> AwaitMount:
+    def replay(self, messages: list[Message], *, unread: int = 0) -> AwaitMount:
         """Draw a stored conversation: what a resumed session said before. A long one draws its
-        last turns; the earlier ones wait in :attr:`earlier` until the view reaches the top.
+        last turns; the earlier ones wait in :attr:`earlier` until the view reaches the top, with
+        the ``unread`` ones before them (see :meth:`read_earlier`).
         Awaiting it waits for the rows to be mounted."""
         if self.earlier is not None:
             self.earlier.remove()
             self.earlier = None
         start = tail_start(messages, keep=tail_size(self.app.size.height))
         rows = self._rows(messages[start:])
-        if start:
-            self.earlier = Earlier(messages[:start])
+        if start or unread:
+            self.earlier = Earlier(messages[:start], unread=unread)
             rows.insert(0, self.earlier)
         mounted = self.mount_all(rows)  # in one batch: styled and laid out once, not once a row
         self.settle()
@@ -274,9 +275,10 @@ class ConversationView(VerticalScroll):
             self.call_after_refresh(self._fill)
         return mounted
 
-    async def redraw(self, messages: list[Message]) -> None:
+    async def redraw(self, messages: list[Message], *, unread: int = 0) -> None:
         """Draw ``messages`` instead of the rows shown (after /undo, /redo, /tree, /new), at the
-        end from the first frame: the old rows go and the new tail comes in one batch, anchored."""
+        end from the first frame: the old rows go and the new tail comes in one batch, anchored
+        (``unread`` as for :meth:`replay`)."""
         with self.app.batch_update():
             await self.remove_children()
             self.tools.clear()
@@ -284,12 +286,13 @@ class ConversationView(VerticalScroll):
             self._pinned = None
             self._set_unseen(False)
             self.anchor()  # let go in arrange() if the rows fit
-            await self.replay(messages)
+            await self.replay(messages, unread=unread)
         self.follow()
 
     def _fill(self) -> None:
         """Earlier messages drawn while the rows shown do not fill the view (it cannot scroll up)."""
-        if self.earlier is not None and self.max_scroll_y <= 0 and self.container_size.height > 0:
+        waiting = self.earlier is not None and self.earlier.waiting
+        if waiting and self.max_scroll_y <= 0 and self.container_size.height > 0:
             self._draw_earlier()
             self.call_after_refresh(self._fill)
 
@@ -305,9 +308,17 @@ class ConversationView(VerticalScroll):
                 self._pinned, self._pinned_y = (read, read.virtual_region.y - self.scroll_y), self.scroll_y
                 self.set_timer(PIN_S, self._unpin)
             self.mount_all(rows, after=self.earlier)
-        if not self.earlier.waiting:
+        if not self.earlier.waiting and not self.earlier.unread:
             self.earlier.remove()
             self.earlier = None
+
+    def read_earlier(self, messages: list[Message]) -> None:
+        """The session has read the messages it opened without: they wait above the rest."""
+        if self.earlier is not None:
+            self.earlier.read(messages)
+            if self.scroll_y <= 0:
+                self._draw_earlier()
+            self.call_after_refresh(self._fill)
 
     def _unpin(self) -> None:
         self._pinned = None

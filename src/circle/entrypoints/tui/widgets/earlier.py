@@ -43,9 +43,16 @@ def tail_start(messages: list[Message], *, keep: int) -> int:
 class Earlier(Static):
     """The first row while earlier messages wait: their count, and that scrolling up shows them."""
 
-    def __init__(self, messages: list[Message]) -> None:
+    def __init__(self, messages: list[Message], *, unread: int = 0) -> None:
         super().__init__(classes="notice info earlier")
         self.waiting = messages
+        self.unread = unread
+        """Messages before :attr:`waiting` the session has not read yet (it opened by its tail)."""
+        self._say()
+
+    def read(self, messages: list[Message]) -> None:
+        """The unread messages have been read: ``messages`` wait above the others."""
+        self.waiting, self.unread = [*messages, *self.waiting], 0
         self._say()
 
     def take(self, count: int = BATCH) -> list[Message]:
@@ -56,7 +63,7 @@ class Earlier(Static):
         return taken
 
     def _say(self) -> None:
-        count = len(self.waiting)
+        count = len(self.waiting) + self.unread
         self.update(Text(f"↑ {count:,} earlier message{'' if count == 1 else 's'}: scroll up to show them"))
 
 
