@@ -25,6 +25,7 @@ OTHERS: dict[str, tuple[list[str], list[str]]] = {
     "bench_snapshot.py": (["--runs", "9"], ["--files", "2000", "--runs", "3"]),
     "bench_command_checks.py": (["--runs", "200"], ["--runs", "30"]),
     "bench_tui.py": (["--runs", "5"], ["--runs", "2", "--stream-s", "6", "--messages", "2000"]),
+    "bench_paint.py": (["--runs", "9", "--ready"], ["--runs", "3"]),
     "bench_library.py": (["--runs", "15"], ["--runs", "5"]),
 }
 
