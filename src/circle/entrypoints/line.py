@@ -26,6 +26,7 @@ from circle.application.runtime import Runtime
 from circle.domain.display import command_lines, more_lines, one_line
 from circle.domain.errors import CircleError
 
+from ._exit_guard import leave_within
 from ._setup import needs_setup, probe, save_endpoint
 from ._stdin import StdinLines
 from .headless import (
@@ -191,6 +192,7 @@ async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO)
 
         def hang_up() -> None:  # SIGTERM, or SIGHUP: the terminal is gone; stop the turn and leave
             nonlocal interrupted
+            leave_within()  # should leaving not finish, the process ends anyway (_exit_guard.py)
             interrupted = True
             session.cancel()
             reader.close()

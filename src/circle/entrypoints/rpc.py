@@ -33,6 +33,7 @@ from circle.domain.errors import CircleError
 
 from . import _rpc_commands, _rpc_jobs, _rpc_models, _rpc_sessions
 from ._crash import write_crash_log
+from ._exit_guard import leave_within
 from ._rpc_approvals import RpcApprovals, approval_timeout_s
 from ._rpc_io import Command, Handler, Output, RpcError, failure
 from ._stdin import StdinLines
@@ -314,6 +315,7 @@ async def run_rpc(opts: RunOptions, *, out: TextIO, err: TextIO) -> int:
     lines = StdinLines(getattr(sys.stdin, "buffer", None)).start()
 
     def interrupt() -> None:
+        leave_within()  # should leaving not finish, the process ends anyway (_exit_guard.py)
         server.interrupt()
         lines.close()
 
