@@ -129,15 +129,18 @@ def request_headers(endpoint: Endpoint, env: Mapping[str, str]) -> dict[str, str
 
 
 def new_http_client(endpoint: Endpoint) -> httpx2.AsyncClient:
-    """A client for ``endpoint``: its timeout, redirects followed, proxies from the environment.
+    """A client for ``endpoint``: its timeout, redirects followed, proxies from the environment, its
+    direct connections on asyncio's own transports (:mod:`._asyncio_net`).
 
     Raises:
         ConfigError: a base URL that cannot be used.
     """
     import httpx2
 
+    from ._asyncio_net import use_asyncio
+
     endpoint_url(endpoint.base_url, "/")
-    return httpx2.AsyncClient(timeout=endpoint.timeout_s, follow_redirects=True)
+    return use_asyncio(httpx2.AsyncClient(timeout=endpoint.timeout_s, follow_redirects=True))
 
 
 class _RequestParts:
