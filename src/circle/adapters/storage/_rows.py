@@ -1,5 +1,5 @@
-"""Stored checkpoint rows read back as checkpoints: each message parsed when it is reached, and
-the parsing of a whole session done with the cyclic garbage collector paused."""
+"""Stored rows read back as domain values: sessions, and checkpoints each parsed when it is reached
+(the parsing of a whole session done with the cyclic garbage collector paused)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 from pydantic import ValidationError
 
+from circle.application.ports.session_store import SessionInfo
 from circle.domain.checkpoints import Checkpoint
 from circle.domain.errors import StorageError
 from circle.domain.messages import Message
@@ -68,4 +69,44 @@ class LazyCheckpoints(Mapping[str, Checkpoint]):
         return len(self._rows)
 
 
-__all__ = ["CheckpointTuple", "LazyCheckpoints", "bulk_parsing", "to_checkpoint"]
+SessionTuple = tuple[str, str, str | None, float, float, int, str | None, str | None, str | None, int]
+
+
+def session_infos(rows: list[SessionTuple]) -> list[SessionInfo]:
+    """Session rows as ``GET_SESSION`` and the listings read them."""
+    return [
+        SessionInfo(
+            id=session_id,
+            workspace=workspace,
+            title=title,
+            created_at=created_at,
+            updated_at=updated_at,
+            message_count=int(message_count),
+            name=name,
+            forked_from=forked_from,
+            forked_at=forked_at,
+            size_bytes=int(size_bytes),
+        )
+        for (
+            session_id,
+            workspace,
+            title,
+            created_at,
+            updated_at,
+            message_count,
+            name,
+            forked_from,
+            forked_at,
+            size_bytes,
+        ) in rows
+    ]
+
+
+__all__ = [
+    "CheckpointTuple",
+    "LazyCheckpoints",
+    "SessionTuple",
+    "bulk_parsing",
+    "session_infos",
+    "to_checkpoint",
+]

@@ -22,93 +22,22 @@ from typing import Any
 from uuid import uuid4
 
 from circle.application.ports.session_store import HistoryTail, SessionInfo
-from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label, path_to
+from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label
 from circle.domain.errors import StorageError
 from circle.domain.messages import Message
 
 from . import _sql as sql
 from ._database import Database
-from ._rows import CheckpointTuple, LazyCheckpoints, bulk_parsing, to_checkpoint
+from ._paths import PARSED_INLINE, copy_path, exists, fork_path, head, parsed_path, tail_rows
+from ._rows import bulk_parsing, session_infos, to_checkpoint
 from .session_lock import lost_lease_error
 
 Clock = Callable[[], float]
 
 
-def _found(connection: sqlite3.Connection, statement: str, **params: str) -> bool:
-    return connection.execute(statement, params).fetchone() is not None
-
-
 def _require_session(connection: sqlite3.Connection, session_id: str) -> None:
-    if not _found(connection, sql.SESSION_EXISTS, session_id=session_id):
+    if not exists(connection, sql.SESSION_EXISTS, session_id=session_id):
         raise StorageError(f"no session {session_id}")
-
-
-def _head(connection: sqlite3.Connection, session_id: str, branch: str) -> tuple[bool, str | None]:
-    """Whether the branch exists, and its head."""
-    row = connection.execute(sql.BRANCH_HEAD, {"session_id": session_id, "name": branch}).fetchone()
-    return (False, None) if row is None else (True, row[0])
-
-
-_SessionTuple = tuple[str, str, str | None, float, float, int, str | None, str | None, str | None, int]
-
-
-def _session_infos(rows: list[_SessionTuple]) -> list[SessionInfo]:
-    return [
-        SessionInfo(
-            id=session_id,
-            workspace=workspace,
-            title=title,
-            created_at=created_at,
-            updated_at=updated_at,
-            message_count=int(message_count),
-            name=name,
-            forked_from=forked_from,
-            forked_at=forked_at,
-            size_bytes=int(size_bytes),
-        )
-        for (
-            session_id,
-            workspace,
-            title,
-            created_at,
-            updated_at,
-            message_count,
-            name,
-            forked_from,
-            forked_at,
-            size_bytes,
-        ) in rows
-    ]
-
-
-def _fork_path(connection: sqlite3.Connection, session_id: str, at: str | None) -> list[CheckpointTuple]:
-    """The stored rows from the root to ``at`` (None: the main head), oldest first."""
-    if at is None:
-        _, at = _head(connection, session_id, MAIN_BRANCH)
-    elif not _found(connection, sql.CHECKPOINT_IN_SESSION, checkpoint_id=at, session_id=session_id):
-        raise StorageError(f"no checkpoint {at} in session {session_id}")
-    rows: list[CheckpointTuple] = connection.execute(
-        sql.CHECKPOINT_ROWS, {"session_id": session_id}
-    ).fetchall()
-    by_id = {row[0]: row for row in rows}
-    try:
-        with bulk_parsing():
-            path = path_to(LazyCheckpoints(session_id, rows), at)
-    except ValueError as error:
-        raise StorageError(f"session {session_id} is broken at {at}: {error}") from error
-    return [by_id[cp.id] for cp in path]
-
-
-PARSED_INLINE = 1_000
-"""Messages a history read parses on the event loop at most; a longer one parses on a thread."""
-
-
-def _parsed_path(session_id: str, branch: str, rows: list[CheckpointTuple], head_id: str) -> list[Checkpoint]:
-    try:
-        with bulk_parsing():
-            return path_to(LazyCheckpoints(session_id, rows), head_id)
-    except ValueError as error:
-        raise StorageError(f"branch {branch!r} of session {session_id} is broken: {error}") from error
 
 
 class SqliteSessionStore:
@@ -165,7 +94,7 @@ class SqliteSessionStore:
         session_id = session_id or uuid4().hex
         now = self._clock()
         with self._db.writing() as connection:
-            if _found(connection, sql.SESSION_EXISTS, session_id=session_id):
+            if exists(connection, sql.SESSION_EXISTS, session_id=session_id):
                 raise StorageError(f"session {session_id} already exists")
             connection.execute(
                 sql.INSERT_SESSION,
@@ -185,7 +114,7 @@ class SqliteSessionStore:
     async def get_session(self, session_id: str) -> SessionInfo | None:
         with self._db.reading() as connection:
             rows = connection.execute(sql.GET_SESSION, {"session_id": session_id}).fetchall()
-        found = _session_infos(rows)
+        found = session_infos(rows)
         return found[0] if found else None
 
     async def list_sessions(self, *, workspace: str | None = None, limit: int = 50) -> list[SessionInfo]:
@@ -198,7 +127,7 @@ class SqliteSessionStore:
                     sql.LIST_WORKSPACE_SESSIONS, {"workspace": workspace, "limit": limit}
                 )
             rows = cursor.fetchall()
-        return _session_infos(rows)
+        return session_infos(rows)
 
     async def append(self, session_id: str, message: Message, *, branch: str = MAIN_BRANCH) -> Checkpoint:
         """Store ``message`` as the child of the branch's head and move the head to it.
@@ -243,29 +172,23 @@ class SqliteSessionStore:
         """The checkpoints from the root to the branch's head, oldest first ([] for no messages)."""
         with self._db.reading() as connection:
             _require_session(connection, session_id)
-            _, head_id = _head(connection, session_id, branch)
+            _, head_id = head(connection, session_id, branch)
             if head_id is None:
                 return []
             rows = connection.execute(sql.CHECKPOINT_ROWS, {"session_id": session_id}).fetchall()
         if len(rows) > PARSED_INLINE:  # a long session parses apart: the event loop goes on drawing
-            return await asyncio.to_thread(_parsed_path, session_id, branch, rows, head_id)
-        return _parsed_path(session_id, branch, rows, head_id)
+            return await asyncio.to_thread(parsed_path, session_id, branch, rows, head_id)
+        return parsed_path(session_id, branch, rows, head_id)
 
     async def tail(self, session_id: str, *, branch: str = MAIN_BRANCH, count: int) -> HistoryTail:
         """The last ``count`` checkpoints of the branch's history and how many come before them:
         the path is walked by key and only the tail's messages are read and parsed."""
         with self._db.reading() as connection:
             _require_session(connection, session_id)
-            _, head_id = _head(connection, session_id, branch)
+            _, head_id = head(connection, session_id, branch)
             if head_id is None:
                 return HistoryTail(checkpoints=(), earlier=0)
-            (stored,) = connection.execute(sql.CHECKPOINT_COUNT, {"session_id": session_id}).fetchone()
-            where = {"session_id": session_id, "head_id": head_id, "bound": stored}
-            length, oldest_parent, depth = connection.execute(sql.PATH_LENGTH, where).fetchone()
-            if length == 0 or oldest_parent is not None or depth >= stored:
-                problem = "a cycle" if length and depth >= stored else "a missing checkpoint"
-                raise StorageError(f"branch {branch!r} of session {session_id} is broken: {problem}")
-            rows = connection.execute(sql.PATH_TAIL, {**where, "count": max(0, count)}).fetchall()
+            rows, length = tail_rows(connection, session_id, branch=branch, head_id=head_id, count=count)
         checkpoints = tuple(to_checkpoint(session_id, row) for row in rows)
         return HistoryTail(checkpoints=checkpoints, earlier=length - len(checkpoints))
 
@@ -291,9 +214,9 @@ class SqliteSessionStore:
         """
         with self._db.writing() as connection:
             _require_session(connection, session_id)
-            if _head(connection, session_id, name)[0]:
+            if head(connection, session_id, name)[0]:
                 raise StorageError(f"branch {name!r} of session {session_id} already exists")
-            if head_id is not None and not _found(
+            if head_id is not None and not exists(
                 connection, sql.CHECKPOINT_IN_SESSION, checkpoint_id=head_id, session_id=session_id
             ):
                 raise StorageError(f"no checkpoint {head_id} in session {session_id}")
@@ -307,9 +230,9 @@ class SqliteSessionStore:
         SessionBusyError (moving nothing) when the store's lease token is no longer the session's."""
         with self._db.writing() as connection:
             self._fenced_state(connection, session_id, name)
-            if not _head(connection, session_id, name)[0]:
+            if not head(connection, session_id, name)[0]:
                 raise StorageError(f"no branch {name!r} in session {session_id}")
-            if head_id is not None and not _found(
+            if head_id is not None and not exists(
                 connection, sql.CHECKPOINT_IN_SESSION, checkpoint_id=head_id, session_id=session_id
             ):
                 raise StorageError(f"no checkpoint {head_id} in session {session_id}")
@@ -319,7 +242,7 @@ class SqliteSessionStore:
     async def add_label(self, checkpoint_id: str, text: str) -> Label:
         """Name a checkpoint for people (again is a no-op). Raises StorageError for an unknown one."""
         with self._db.writing() as connection:
-            if not _found(connection, sql.CHECKPOINT_EXISTS, checkpoint_id=checkpoint_id):
+            if not exists(connection, sql.CHECKPOINT_EXISTS, checkpoint_id=checkpoint_id):
                 raise StorageError(f"no checkpoint {checkpoint_id}")
             connection.execute(sql.ADD_LABEL, {"checkpoint_id": checkpoint_id, "text": text})
         return Label(checkpoint_id=checkpoint_id, text=text)
@@ -357,12 +280,12 @@ class SqliteSessionStore:
         new_id = new_session_id or uuid4().hex
         now = self._clock()
         with self._db.writing() as connection:
-            found = _session_infos(connection.execute(sql.GET_SESSION, {"session_id": session_id}).fetchall())
+            found = session_infos(connection.execute(sql.GET_SESSION, {"session_id": session_id}).fetchall())
             if not found:
                 raise StorageError(f"no session {session_id}")
-            if _found(connection, sql.SESSION_EXISTS, session_id=new_id):
+            if exists(connection, sql.SESSION_EXISTS, session_id=new_id):
                 raise StorageError(f"session {new_id} already exists")
-            path = _fork_path(connection, session_id, at_checkpoint)
+            path = fork_path(connection, session_id, at_checkpoint)
             forked_at = path[-1][0] if path else None
             source = found[0]
             connection.execute(
@@ -378,13 +301,13 @@ class SqliteSessionStore:
                     "forked_at": forked_at,
                 },
             )
-            copies = _copy_path(connection, path, new_id)
+            copies = copy_path(connection, path, new_id)
             new_ids = dict(zip((row[0] for row in path), copies, strict=True))
             for checkpoint_id, text in connection.execute(sql.LABELS, {"session_id": session_id}).fetchall():
                 if checkpoint_id in new_ids:
                     connection.execute(sql.ADD_LABEL, {"checkpoint_id": new_ids[checkpoint_id], "text": text})
             connection.execute(sql.TOUCH_SESSION, {"session_id": new_id, "now": now})
-            info = _session_infos(connection.execute(sql.GET_SESSION, {"session_id": new_id}).fetchall())
+            info = session_infos(connection.execute(sql.GET_SESSION, {"session_id": new_id}).fetchall())
         return info[0]
 
     async def delete_session(self, session_id: str) -> None:
@@ -412,34 +335,6 @@ def _tables_beside_the_schema(connection: sqlite3.Connection) -> list[str]:
         " WHERE m.type = 'table' AND p.name = 'session_id' ORDER BY m.name"
     ).fetchall()
     return [name for (name,) in rows if name not in sql.TABLES]
-
-
-def _copy_path(connection: sqlite3.Connection, path: list[CheckpointTuple], session_id: str) -> list[str]:
-    """Insert ``path``'s messages as the main branch of ``session_id``; their new ids."""
-    parent_id: str | None = None
-    new_ids: list[str] = []
-    for seq, (_, _, _, message_json, created_at) in enumerate(path, start=1):
-        checkpoint_id = uuid4().hex
-        role = Message.model_validate_json(message_json).role
-        connection.execute(
-            sql.INSERT_CHECKPOINT,
-            {
-                "id": checkpoint_id,
-                "session_id": session_id,
-                "parent_id": parent_id,
-                "seq": seq,
-                "role": role,
-                "message_json": message_json,
-                "created_at": created_at,
-            },
-        )
-        parent_id = checkpoint_id
-        new_ids.append(checkpoint_id)
-    if parent_id is not None:
-        connection.execute(
-            sql.MOVE_HEAD, {"session_id": session_id, "name": MAIN_BRANCH, "head_id": parent_id}
-        )
-    return new_ids
 
 
 def _trust_key(folder: str) -> Path:
@@ -471,7 +366,7 @@ class SqliteTrustList:
         resolved = _trust_key(folder)
         candidates = [str(resolved), *(str(parent) for parent in resolved.parents)]
         with self._db.reading() as connection:
-            return any(_found(connection, sql.IS_TRUSTED, path=candidate) for candidate in candidates)
+            return any(exists(connection, sql.IS_TRUSTED, path=candidate) for candidate in candidates)
 
     async def aclose(self) -> None:
         """Close the connection; later calls raise StorageError."""
