@@ -10,7 +10,6 @@ as Typer says a bad parameter.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import sys
 from dataclasses import dataclass
@@ -70,9 +69,6 @@ class Choices:
     no_tools: bool = False
     export: Path | None = None
     rpc_approvals: bool = False
-
-
-CHOICE_NAMES = frozenset(field.name for field in dataclasses.fields(Choices))
 
 
 def run_choices(choices: Choices) -> int:
