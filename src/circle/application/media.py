@@ -1,8 +1,9 @@
 """What a model that reads no images (or PDFs) is sent instead of them.
 
 The stored conversation keeps the bytes; only the outbound request changes. Each message is
-looked at once and its rewrite (or itself) reused, so adapters' per-message caches keep working
-and a round costs what it added.
+looked at once and its rewrite (or itself) reused, so adapters' per-message caches keep working;
+the part of the last request's messages a request begins with is taken as it was
+(:func:`~circle.domain.prefix.seen_length`), so a round costs what it added.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 
 from circle.domain.media import PDF_TYPE, image_note
 from circle.domain.messages import DocumentPart, ImagePart, Message, Part, TextPart, ToolResultPart
+from circle.domain.prefix import seen_length
 
 
 class MediaFilter:
@@ -18,11 +20,16 @@ class MediaFilter:
         self.reads_images = reads_images
         self.reads_pdfs = reads_pdfs
         self._rewritten: dict[int, tuple[Message, Message]] = {}
+        self._last: tuple[tuple[Message, ...], tuple[Message, ...]] = ((), ())
 
     def apply(self, messages: Sequence[Message]) -> tuple[Message, ...]:
         if self.reads_images and self.reads_pdfs:
             return tuple(messages)
-        return tuple(self._one(m) for m in messages)
+        seen, sent = self._last
+        known = seen_length(seen, messages)
+        result = sent[:known] + tuple(self._one(m) for m in messages[known:])
+        self._last = (tuple(messages), result)
+        return result
 
     def _one(self, message: Message) -> Message:
         cached = self._rewritten.get(id(message))

@@ -42,6 +42,7 @@ from circle.domain.model import (
     ToolSpec,
     UsageReported,
 )
+from circle.domain.prefix import seen_length
 from circle.domain.thinking import reasoning_effort
 
 from ._openai_common import stream_error_status
@@ -118,7 +119,9 @@ class RequestEncoder:
     """Writes request bodies, keeping the JSON of messages it has already written.
 
     Messages are frozen, so a message object always has the same JSON; the cache is keyed by
-    ``id(message)`` and holds the message itself, which keeps the id valid while cached.
+    ``id(message)`` and holds the message itself, which keeps the id valid while cached. The JSON
+    of the last request's messages is kept in order, and the part of it a request begins with is
+    reused without looking at those messages again (:func:`~circle.domain.prefix.seen_length`).
 
     Args:
         limit: how many messages to keep (least recently used go first).
@@ -129,6 +132,8 @@ class RequestEncoder:
         self._messages: OrderedDict[int, tuple[Message, str]] = OrderedDict()
         self._tools: tuple[tuple[ToolSpec, ...], str] = ((), "[]")
         self._system: tuple[str, str] = ("", "")
+        self._joined: tuple[tuple[Message, ...], list[str]] = ((), [])
+        """The last request's messages, and the JSON of each."""
 
     def _message(self, message: Message) -> str:
         key = id(message)
@@ -158,10 +163,19 @@ class RequestEncoder:
             pieces.append(',"tools":' + self._tools[1])
         if request.system and self._system[0] != request.system:
             self._system = (request.system, _dumps({"role": "system", "content": request.system}))
-        messages = [self._system[1]] if request.system else []
-        messages += [self._message(m) for m in request.messages]
+        joined = self._joined_messages(request.messages)
+        messages = [self._system[1] if request.system else "", joined]
         pieces.append(',"messages":[' + ",".join(m for m in messages if m) + "]}")
         return "".join(pieces).encode()
+
+    def _joined_messages(self, messages: tuple[Message, ...]) -> str:
+        """The JSON of ``messages``, comma-joined; the last request's is reused where they agree."""
+        seen, texts = self._joined
+        known = seen_length(seen, messages)
+        texts = texts[:known]
+        texts += [self._message(m) for m in messages[known:]]
+        self._joined = (messages, texts)
+        return ",".join(filter(None, texts))
 
 
 def _usage(raw: Wire) -> Usage:
