@@ -26,12 +26,13 @@ from .test_tui import Terminal, terminal  # noqa: F401  # the tmux fixture
 pytestmark = pytest.mark.e2e
 
 
-def _start(cli: Circle, terminal: Terminal, *args: str) -> None:  # noqa: F811
+def _start(cli: Circle, terminal: Terminal, *args: str, session_of_its_own: bool = False) -> None:  # noqa: F811
     env = cli.env(TERM="xterm-256color", CIRCLE_THEME="dark", PYTHONUNBUFFERED="1")
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
     script = cli.workspace.parent / "run.sh"
     command = " ".join(shlex.quote(a) for a in (circle_command(), *args))
-    script.write_text(f"cd {shlex.quote(str(cli.workspace))} && env -i {exports} {command}; sleep 30\n")
+    own = "setsid -w " if session_of_its_own else ""  # no SIGHUP reaches it: only EOF and EIO tell
+    script.write_text(f"cd {shlex.quote(str(cli.workspace))} && {own}env -i {exports} {command}; sleep 30\n")
     terminal.size = (80, 24)
     terminal.start(f"bash {shlex.quote(str(script))}")
 
@@ -58,6 +59,21 @@ def test_a_closed_terminal_ends_circle_at_the_welcome(cli: Circle, terminal: Ter
     terminal.wait_for(_footer, what="the footer")
 
     terminal.close()
+
+
+def test_a_terminal_gone_without_a_hangup_signal_ends_circle_and_keeps_the_session(
+    cli: Circle,
+    terminal: Terminal,  # noqa: F811
+) -> None:
+    cli.gateway.enqueue(chat_text("Kept."))
+    _start(cli, terminal, "--session-id", "hup-eof", session_of_its_own=True)
+    terminal.wait_for(_footer, what="the footer")
+    _send(terminal, "keep this")
+    terminal.wait_for(lambda s: "Kept." in s, what="the answer")
+
+    terminal.close()
+
+    assert [role for role, _ in _messages(cli, "hup-eof")] == ["user", "assistant"]
 
 
 def test_a_closed_terminal_ends_circle_while_keys_typed_at_its_start_are_held(
