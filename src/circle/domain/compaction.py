@@ -76,16 +76,22 @@ def pinned_rounds(messages: Sequence[Message], tools: Collection[str] = PINNED_T
     return sorted(set(latest.values()))
 
 
-def _call_sites(messages: Sequence[Message]) -> tuple[dict[str, int], dict[str, list[int]]]:
-    """Where each tool call is made, and where its results are."""
-    calls: dict[str, int] = {}
-    results: dict[str, list[int]] = {}
+def _call_sites(messages: Sequence[Message]) -> tuple[dict[int, set[int]], dict[int, list[int]]]:
+    """For each message of results, the messages whose calls they answer; for each message of
+    calls, the messages of their results. A result answers the latest call of its id before it:
+    some models number their calls anew in each answer (``call_0`` again), so an id alone does not
+    name one call in a whole conversation."""
+    latest: dict[str, int] = {}
+    callers: dict[int, set[int]] = {}
+    results: dict[int, list[int]] = {}
     for index, message in enumerate(messages):
-        for call in message.tool_calls:
-            calls.setdefault(call.id, index)
         for result in message.tool_results:
-            results.setdefault(result.tool_call_id, []).append(index)
-    return calls, results
+            if (caller := latest.get(result.tool_call_id)) is not None:
+                callers.setdefault(index, set()).add(caller)
+                results.setdefault(caller, []).append(index)
+        for call in message.tool_calls:
+            latest[call.id] = index
+    return callers, results
 
 
 def valid_cuts(messages: Sequence[Message]) -> list[int]:
@@ -93,11 +99,8 @@ def valid_cuts(messages: Sequence[Message]) -> list[int]:
     no tool call before ``c`` has a result at or after it, and ``messages[c]`` is not a tool result."""
     n = len(messages)
     blocked = [0] * (n + 2)
-    calls, results = _call_sites(messages)
-    for call_id, where in results.items():
-        start = calls.get(call_id)
-        if start is None:
-            continue
+    _callers, results = _call_sites(messages)
+    for start, where in results.items():
         last = max(where)
         if last > start:  # cuts start+1 .. last would separate the call from a result
             blocked[start + 1] += 1
@@ -113,7 +116,7 @@ def valid_cuts(messages: Sequence[Message]) -> list[int]:
 
 def round_closure(messages: Sequence[Message], indices: Iterable[int]) -> set[int]:
     """``indices`` with whole rounds: a call's results, a result's call and that call's other results."""
-    calls, results = _call_sites(messages)
+    callers, results = _call_sites(messages)
     found: set[int] = set()
     todo = [i for i in indices if 0 <= i < len(messages)]
     while todo:
@@ -121,12 +124,8 @@ def round_closure(messages: Sequence[Message], indices: Iterable[int]) -> set[in
         if index in found:
             continue
         found.add(index)
-        message = messages[index]
-        for call in message.tool_calls:
-            todo.extend(results.get(call.id, ()))
-        for result in message.tool_results:
-            if (caller := calls.get(result.tool_call_id)) is not None:
-                todo.append(caller)
+        todo.extend(results.get(index, ()))
+        todo.extend(callers.get(index, ()))
     return found
 
 
