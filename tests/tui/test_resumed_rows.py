@@ -102,3 +102,21 @@ def _unprinted(row: str) -> str:
         lines = row.split("\n")
         return "\n".join(lines[:2] + lines[-1:])
     return row
+
+
+async def test_a_compacted_sessions_summary_is_not_drawn_as_the_persons_message(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.domain.compaction import summary_message
+    from circle.domain.messages import Message, StopReason, TextPart
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        said = Message(role="assistant", parts=(TextPart(text="Understood."),), stop_reason=StopReason.END)
+        await screen.conversation.redraw([summary_message("They set up the project."), said])
+        rows = drawn(app)
+        assert not any(row.startswith("UserRow") for row in rows), rows
+        notices = [str(n.content) for n in screen.conversation.query(Notice)]
+        assert any("They set up the project." in said for said in notices), notices

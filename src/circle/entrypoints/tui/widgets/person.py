@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from circle.application.attachments import find_mentions
+from circle.domain.compaction import is_summary
 from circle.domain.display import escape_for_display
 from circle.domain.messages import Aside, Message
 
@@ -75,6 +76,8 @@ def person_rows(message: Message, *, live: bool) -> list[Static]:
     from circle.entrypoints.tui.widgets.conversation import Notice, ShellRow
 
     shown = message.shown
+    if is_summary(message):  # a compaction's summary of what came before: Circle's, not typed
+        return [Notice(message.text, kind="summary")]
     if shown is None:
         return [UserRow(message.text)]
     if shown.source == "job":
