@@ -56,3 +56,16 @@ async def test_an_answer_that_changes_above_its_end_is_drawn_again_whole() -> No
         await until(pilot, lambda: shown(answer) == ["first words", "", "second words"])
         answer.finish("other words")
         await until(pilot, lambda: shown(answer) == ["other words"])
+
+
+async def test_a_frame_draws_again_only_the_lines_that_changed() -> None:
+    app = OneAnswer()
+    async with app.run_test(size=(80, 30)) as pilot:
+        answer = app.answer
+        answer.add("".join(f"- item {n}\n" for n in range(40)))
+        await until(pilot, lambda: "• item 39" in shown(answer))
+        first, last = answer.render_line(0), answer.render_line(39)
+        answer.add("- item 40\n- item 41")
+        await until(pilot, lambda: "• item 41" in shown(answer))
+        assert answer.render_line(0) is first and answer.render_line(39) is last
+        assert "item 41" in answer.render_line(41).text

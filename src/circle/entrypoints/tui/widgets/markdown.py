@@ -22,9 +22,11 @@ from typing import ClassVar
 
 from rich.style import Style
 from textual.app import RenderResult
-from textual.content import Content
+from textual.content import Content, _FormattedLine
 from textual.geometry import Size
 from textual.selection import Selection
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.visual import Visual, VisualType, visualize
 from textual.widgets import Static
 
@@ -90,6 +92,9 @@ class ChatMarkdown(Static):
         self._drawn_styles: Styles | None = None
         self._growing = False
         self._shown: Visual = Content("")
+        self._drawn: Visual | None = None
+        """The lines as drawn (``_shown`` is another while find highlights them)."""
+        self._strips: dict[int, tuple[Content, VisualStyle, Strip]] = {}
 
     @property
     def source(self) -> str:
@@ -125,6 +130,27 @@ class ChatMarkdown(Static):
             self._draw(self.size.width)
         return self._shown
 
+    def render_line(self, y: int) -> Strip:
+        """Line ``y``, drawn again only when it changed: a streamed answer's frames draw the lines
+        of its last block, not all of its lines (Textual draws a widget's every line when any
+        changed). With a selection or find's highlights, drawn the usual way."""
+        width, lines = self.size.width, self._drawing.lines
+        if self._shown is not self._drawn or self.text_selection is not None or width != self._width:
+            return super().render_line(y)
+        style = self.visual_style
+        if y >= len(lines):
+            return Strip.blank(width, style.rich_style)
+        line = lines[y]
+        kept = self._strips.get(y)
+        if kept is not None and kept[0] is line and kept[1] == style:
+            return kept[2]
+        formatted = _FormattedLine(
+            self._get_style, line.expand_tabs(8).rstrip_end(width), width, y=y, line_end=True
+        )
+        strip = Strip(*formatted.to_strip(style))
+        self._strips[y] = (line, style, strip)
+        return strip
+
     @property
     def visual(self) -> Visual:
         """The lines shown (as find highlighted them, while it does)."""
@@ -151,7 +177,7 @@ class ChatMarkdown(Static):
         if (width == self._width and styles == self._drawn_styles) or width <= 0:
             return
         self._width, self._drawn_styles = width, styles
-        self._shown = self._drawing.draw(self._source, width, styles, growing=self._growing)
+        self._shown = self._drawn = self._drawing.draw(self._source, width, styles, growing=self._growing)
         self._layout_cache.clear()  # not Static's content setter: that lays out again, inside the layout
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:

@@ -25,6 +25,7 @@ from textual.content import Content
 from circle.entrypoints.tui.widgets.md_inline import chat_parser, inline_text, table_cells
 
 _BULLETS = ("• ", "◦ ", "▪ ")
+_BLANK = Content("")
 _QUOTE = "▌ "
 
 
@@ -231,14 +232,16 @@ class Drawing:
     the width changed back) draws only the units not drawn before."""
 
     def __init__(self) -> None:
-        self._drawn: dict[tuple[str, int], Content] = {}
+        self._drawn: dict[tuple[str, int], tuple[Content, list[Content]]] = {}
         self._styles: Styles | None = None
         self._source = ""
         self._units: list[Unit] = []
         self._whole = True
         """The units come from parsing the whole text (not its end alone)."""
+        self.lines: list[Content] = []
+        """The last drawing's lines; a line of a unit kept is the same object as before."""
         self.height = 0
-        """The lines of the last drawing."""
+        """How many lines the last drawing has."""
         self.units_drawn = 0
         """Units drawn so far (the others came from what was kept)."""
 
@@ -253,23 +256,27 @@ class Drawing:
             self._drawn, self._styles = {}, styles
         self._units = self._parsed(source, growing=growing)
         self._source = source
-        kept: dict[tuple[str, int], Content] = {}
+        kept: dict[tuple[str, int], tuple[Content, list[Content]]] = {}
         parts: list[Content] = []
+        self.lines = []
         previous: Unit | None = None
         for unit in self._units:
             key = (unit.key, width)
-            content = self._drawn.get(key) or kept.get(key)
-            if content is None:
+            drawn_unit = self._drawn.get(key) or kept.get(key)
+            if drawn_unit is None:
                 content = _content(draw_unit(unit, width, styles))
+                drawn_unit = (content, content.split(allow_blank=True))
                 self.units_drawn += 1
-            kept[key] = content
+            kept[key] = drawn_unit
             if previous is not None and (previous.group != unit.group or not unit.tight):
-                parts.append(Content(""))
-            parts.append(content)
+                parts.append(_BLANK)
+                self.lines.append(_BLANK)
+            parts.append(drawn_unit[0])
+            self.lines += drawn_unit[1]
             previous = unit
         self._drawn = kept
         drawn = Content("\n").join(parts)
-        self.height = drawn.plain.count("\n") + 1 if parts else 0
+        self.height = len(self.lines)
         return drawn
 
     def _parsed(self, source: str, *, growing: bool) -> list[Unit]:
