@@ -13,7 +13,7 @@ from circle.adapters.storage.sqlite_store import SqliteSessionStore
 from circle.application.ports.session_store import SessionStore
 from circle.domain.checkpoints import MAIN_BRANCH
 from circle.domain.errors import StorageError
-from circle.domain.messages import Message
+from circle.domain.messages import Message, TextPart, Usage
 
 Store = InMemorySessionStore | SqliteSessionStore
 
@@ -99,3 +99,23 @@ async def test_a_broken_path_is_a_storage_error_not_a_short_tail(tmp_path: Path)
             await reopened.history("s1")
     finally:
         await reopened.aclose()
+
+
+async def test_the_tail_says_what_the_answers_before_it_used_by_model(store: Store) -> None:
+    await store.create_session(workspace="/w", session_id="s1")
+    for index, model in enumerate(["m-a", "m-b", "m-a", None, "m-b"]):
+        await store.append("s1", Message.user(f"q{index}"))
+        used = Usage(input=10 * (index + 1), output=index, cache_read=1, cache_write=2)
+        await store.append(
+            "s1", Message(role="assistant", parts=(TextPart(text="a"),), usage=used, model=model)
+        )
+    await store.append("s1", Message(role="assistant", parts=(TextPart(text="no usage"),), model="m-a"))
+
+    tail = await store.tail("s1", count=3)  # the last turn and the answer without usage
+
+    assert tail.spent == (
+        (None, Usage(input=40, output=3, cache_read=1, cache_write=2)),
+        ("m-a", Usage(input=40, output=2, cache_read=2, cache_write=4)),
+        ("m-b", Usage(input=20, output=1, cache_read=1, cache_write=2)),
+    )
+    assert (await store.tail("s1", count=20)).spent == ()

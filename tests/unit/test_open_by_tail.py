@@ -3,8 +3,12 @@ all of it: the rest is read first, and what depends on every message is settled 
 
 from __future__ import annotations
 
+import pytest
+
+from circle._testing.catalog import InMemoryCatalog
 from circle.application.tools.plan import PLAN_ENTER
-from circle.domain.messages import Message, TextPart, ToolCallPart
+from circle.domain.catalog import ModelInfo, Prices
+from circle.domain.messages import Message, TextPart, ToolCallPart, Usage
 from circle.testing import answer
 
 from ._harness import WORKSPACE, Harness
@@ -81,3 +85,29 @@ async def test_plan_mode_and_the_thinking_level_are_settled_from_the_whole_sessi
     h.model.add(answer("planned"))
     await session.prompt("and now")
     assert h.model.requests[-1].thinking == "high"
+
+
+async def test_the_session_totals_count_the_answers_not_read_yet() -> None:
+    prices = {"scripted": Prices(1, 2), "other": Prices(3, 4)}
+    h = Harness(catalog=InMemoryCatalog([ModelInfo(id=m, provider="p", prices=p) for m, p in prices.items()]))
+    messages: list[Message] = []
+    for index in range(30):
+        used = Usage(input=1000 * index, output=100 * index, cache_read=10)
+        messages.append(Message.user(f"q{index}"))
+        model = "other" if index % 3 == 0 else "scripted"
+        messages.append(Message(role="assistant", parts=(TextPart(text="a"),), usage=used, model=model))
+    session_id = await _stored(h, messages)
+    session = await h.runtime().open_session(session_id, tail=4)
+    loop, conversation = session.loop, session.conversation
+
+    def totals() -> tuple[int, float | None]:
+        paid = loop.window.session_messages(conversation)
+        spent = sum((m.usage for m in paid if m.usage is not None), Usage())
+        return spent.total, loop.costs.total_cost(paid, loop.costs.unstored)
+
+    before = totals()
+    await conversation.load()
+
+    assert conversation.complete and conversation.unread_spending() == []
+    assert before[0] == totals()[0] == sum(m.usage.total for m in messages if m.usage is not None)
+    assert before[1] == pytest.approx(totals()[1])

@@ -15,7 +15,7 @@ from uuid import uuid4
 from circle.application.ports.session_store import HistoryTail, SessionInfo
 from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label, path_to
 from circle.domain.errors import StorageError
-from circle.domain.messages import Message
+from circle.domain.messages import Message, Usage
 from circle.domain.workspace import is_inside
 
 
@@ -103,7 +103,12 @@ class InMemorySessionStore:
         history = await self.history(session_id, branch=branch)
         start = max(0, len(history) - max(0, count))
         self.tails_read.append((session_id, branch, count))
-        return HistoryTail(checkpoints=tuple(history[start:]), earlier=start)
+        spent: dict[str | None, Usage] = {}
+        for cp in history[:start]:
+            if cp.message.role == "assistant" and cp.message.usage is not None:
+                spent[cp.message.model] = spent.get(cp.message.model, Usage()) + cp.message.usage
+        by_model = tuple(sorted(spent.items(), key=lambda item: (item[0] is not None, item[0] or "")))
+        return HistoryTail(checkpoints=tuple(history[start:]), earlier=start, spent=by_model)
 
     async def checkpoints(self, session_id: str) -> list[Checkpoint]:
         self._session(session_id)

@@ -86,8 +86,9 @@ class ContextKeeper:
         self._gave_up = False
 
     def session_messages(self, conversation: Conversation) -> list[Message]:
-        """Every answer the session paid for: those compacted away, then the conversation."""
-        return [*self.retired, *conversation.messages]
+        """Every answer the session paid for: those compacted away, then the conversation (with
+        what its answers not read yet used, while a session opened by its tail has some)."""
+        return [*self.retired, *conversation.unread_spending(), *conversation.messages]
 
     def turn_messages(self, conversation: Conversation) -> list[Message]:
         return [*self.turn_retired, *conversation.messages[self.turn_start :]]

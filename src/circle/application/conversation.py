@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from circle.domain.call_marks import lost_result
 from circle.domain.checkpoints import MAIN_BRANCH, Checkpoint
-from circle.domain.messages import Message, close_unanswered, unanswered_tool_calls
+from circle.domain.messages import Message, Usage, close_unanswered, unanswered_tool_calls
 
 from .events import MessageEnded, MessageStarted
 from .ports.call_log import CallLog
@@ -50,6 +50,7 @@ class Conversation:
         """Messages before :attr:`messages` not read yet (a long session opened by its tail)."""
         self._loading: asyncio.Future[None] | None = None
         self._on_loaded: list[Callable[[], Awaitable[None]]] = []
+        self._unread_spent: list[Message] = []
 
     @classmethod
     def new(
@@ -159,6 +160,18 @@ class Conversation:
             read *= 2
         self._history = messages[start:]
         self.earlier = found.earlier + start
+        spent = dict(found.spent)
+        for message in messages[:start]:  # read, but before the turn the tail begins with
+            if message.role == "assistant" and message.usage is not None:
+                spent[message.model] = spent.get(message.model, Usage()) + message.usage
+        self._unread_spent = [
+            Message(role="assistant", parts=(), model=model, usage=usage) for model, usage in spent.items()
+        ]
+
+    def unread_spending(self) -> list[Message]:
+        """What the answers not read yet used, as one stand-in answer (no text: a model and its
+        usage) for each model that wrote them, so the session's totals count them; none once read."""
+        return list(self._unread_spent)
 
     @property
     def complete(self) -> bool:
@@ -187,6 +200,7 @@ class Conversation:
     async def _read(self, checkpoints: list[Checkpoint]) -> None:
         self._history[:] = [cp.message for cp in checkpoints]
         self.earlier = 0
+        self._unread_spent = []
         settles, self._on_loaded = self._on_loaded, []
         for settle in settles:
             await settle()

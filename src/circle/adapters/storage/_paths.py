@@ -8,7 +8,7 @@ from uuid import uuid4
 
 from circle.domain.checkpoints import MAIN_BRANCH, Checkpoint, path_to
 from circle.domain.errors import StorageError
-from circle.domain.messages import Message
+from circle.domain.messages import Message, Usage
 
 from . import _sql as sql
 from ._rows import CheckpointTuple, LazyCheckpoints, bulk_parsing
@@ -51,6 +51,20 @@ def tail_rows(
         sql.PATH_TAIL, {**where, "count": max(0, count)}
     ).fetchall()
     return rows, int(length)
+
+
+def spent_before(
+    connection: sqlite3.Connection, session_id: str, *, head_id: str, count: int
+) -> tuple[tuple[str | None, Usage], ...]:
+    """What the answers on the path to ``head_id`` before its last ``count`` rows used, by model:
+    summed by SQLite from the stored JSON, so none of those messages is parsed here."""
+    where = {"session_id": session_id, "head_id": head_id, "count": max(0, count)}
+    (stored,) = connection.execute(sql.CHECKPOINT_COUNT, {"session_id": session_id}).fetchone()
+    rows = connection.execute(sql.PATH_SPENT, {**where, "bound": stored}).fetchall()
+    return tuple(
+        (model, Usage(input=int(i or 0), output=int(o or 0), cache_read=int(r or 0), cache_write=int(w or 0)))
+        for model, i, o, r, w in rows
+    )
 
 
 def fork_path(connection: sqlite3.Connection, session_id: str, at: str | None) -> list[CheckpointTuple]:
@@ -99,4 +113,13 @@ def copy_path(connection: sqlite3.Connection, path: list[CheckpointTuple], sessi
     return new_ids
 
 
-__all__ = ["PARSED_INLINE", "copy_path", "exists", "fork_path", "head", "parsed_path", "tail_rows"]
+__all__ = [
+    "PARSED_INLINE",
+    "copy_path",
+    "exists",
+    "fork_path",
+    "head",
+    "parsed_path",
+    "spent_before",
+    "tail_rows",
+]

@@ -116,6 +116,14 @@ PATH_LENGTH = (  # the path's length, the parent its oldest row names (None at t
     f"{_PATH}) SELECT count(*), (SELECT parent_id FROM path ORDER BY depth DESC LIMIT 1), max(depth)"
     " FROM path"
 )
+PATH_SPENT = (  # the usage of the answers on the path before its last :count rows, by model
+    f"{_PATH}), answers AS MATERIALIZED (SELECT json_extract(c.message_json, '$.model') AS model,"  # once
+    " json_extract(c.message_json, '$.usage') AS usage FROM path JOIN checkpoints AS c ON c.id = path.id"
+    " WHERE path.depth >= :count AND c.role = 'assistant')"
+    " SELECT model, sum(json_extract(usage, '$.input')), sum(json_extract(usage, '$.output')),"
+    " sum(json_extract(usage, '$.cache_read')), sum(json_extract(usage, '$.cache_write'))"
+    " FROM answers WHERE usage IS NOT NULL GROUP BY model ORDER BY model"
+)
 PATH_TAIL = (  # the path's last :count rows, oldest first, as CHECKPOINT_ROWS reads them
     f"{_PATH} LIMIT :count)"
     " SELECT c.id, c.parent_id, c.seq, c.message_json, c.created_at"
@@ -207,6 +215,7 @@ __all__ = [
     "LIST_WORKSPACE_SESSIONS",
     "MOVE_HEAD",
     "PATH_LENGTH",
+    "PATH_SPENT",
     "PATH_TAIL",
     "RENEW_LEASE",
     "SESSION_EXISTS",

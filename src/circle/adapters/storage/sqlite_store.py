@@ -28,7 +28,7 @@ from circle.domain.messages import Message
 
 from . import _sql as sql
 from ._database import Database
-from ._paths import PARSED_INLINE, copy_path, exists, fork_path, head, parsed_path, tail_rows
+from ._paths import PARSED_INLINE, copy_path, exists, fork_path, head, parsed_path, spent_before, tail_rows
 from ._rows import bulk_parsing, session_infos, to_checkpoint
 from .session_lock import lost_lease_error
 
@@ -189,8 +189,11 @@ class SqliteSessionStore:
             if head_id is None:
                 return HistoryTail(checkpoints=(), earlier=0)
             rows, length = tail_rows(connection, session_id, branch=branch, head_id=head_id, count=count)
+            spent = (
+                spent_before(connection, session_id, head_id=head_id, count=count) if length > count else ()
+            )
         checkpoints = tuple(to_checkpoint(session_id, row) for row in rows)
-        return HistoryTail(checkpoints=checkpoints, earlier=length - len(checkpoints))
+        return HistoryTail(checkpoints=checkpoints, earlier=length - len(checkpoints), spent=spent)
 
     async def checkpoints(self, session_id: str) -> list[Checkpoint]:
         """Every checkpoint of the session, on all branches, in ``seq`` order."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label
-from circle.domain.messages import Message
+from circle.domain.messages import Message, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,9 @@ class HistoryTail:
     """Oldest first, ending at the branch's head."""
     earlier: int
     """The checkpoints on the path from the root that come before :attr:`checkpoints`."""
+    spent: tuple[tuple[str | None, Usage], ...] = ()
+    """What the answers among those earlier ones used, summed by the model that wrote them (None:
+    answers that name none), so a session's totals are known before its messages are read."""
 
 
 class SessionStore(Protocol):
