@@ -236,6 +236,7 @@ class Drawing:
         self._styles: Styles | None = None
         self._source = ""
         self._units: list[Unit] = []
+        self._width = self._width_before = 0
         self._whole = True
         """The units come from parsing the whole text (not its end alone)."""
         self.lines: list[Content] = []
@@ -274,7 +275,11 @@ class Drawing:
             parts.append(drawn_unit[0])
             self.lines += drawn_unit[1]
             previous = unit
-        self._drawn = kept
+        # the units at the width drawn before stay too: a layout tries a width, then another (a
+        # scrollbar comes or goes), then the first again
+        if width != self._width:
+            self._width_before, self._width = self._width, width
+        self._drawn = {key: got for key, got in self._drawn.items() if key[1] == self._width_before} | kept
         drawn = Content("\n").join(parts)
         self.height = len(self.lines)
         return drawn
