@@ -16,7 +16,8 @@ with a baseline measured in the same run:
   while that answer streams, and during the first message with the anthropic protocol (the SDK loads);
 - resume: ``circle --session ID`` of a stored 10,000-message session until its last message and
   the footer are on the screen, against a new session's ready time; and usable (``--only resume``):
-  until keys typed at the first frame show in the input box too, against a new session's;
+  until keys typed at the first frame show in the input box too, against a new session's; and the
+  CPU seconds spent until ready (steadier than wall time on a loaded machine);
 - peak RSS of the interface (ru_maxrss) after the stream and after the resume.
 """
 
@@ -222,6 +223,18 @@ def resume_time(env: dict[str, str], work: Path, session: str, last: str) -> tup
     return took, rss / 1024
 
 
+def ready_cpu(argv: list[str], *, env: dict[str, str], cwd: Path, shown: str) -> float:
+    """CPU seconds (user and system, all threads) the program spent until the screen showed
+    ``shown`` and the footer: steadier than wall time on a machine others load (Linux only)."""
+    term = PtyScreen(argv, env=env, cwd=cwd)
+    try:
+        term.until(lambda text: shown in text and READY in text, what=shown)
+        fields = Path(f"/proc/{term.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    finally:
+        term.close()
+
+
 TYPED = "ZQX"
 """Typed at the first frame to find when the screen is usable: upper case, which nothing stored has."""
 
@@ -304,23 +317,29 @@ def _resume_only(runs: int, env: dict[str, str], work: Path, *, messages: int, h
     (after one of each left out), so both see the same load; their medians and the load."""
     session = make_session(home, work, messages)
     last = f"answer {messages - 1}:" if messages % 2 == 0 else f"question {messages - 1}"
-    new, resumed, new_usable, usable = [], [], [], []
+    new, resumed, new_usable, usable, new_cpu, cpu = [], [], [], [], [], []
     for index in range(runs + 1):
         ready = paint_time([CIRCLE], env=env, cwd=work, marker=READY)
         took, _ = resume_time(env, work, session, last)
         typed_new = usable_time([CIRCLE], env=env, cwd=work, shown=READY)
         typed = usable_time([CIRCLE, "--session", session], env=env, cwd=work, shown=last)
+        cpu_new = ready_cpu([CIRCLE], env=env, cwd=work, shown=READY)
+        cpu_resumed = ready_cpu([CIRCLE, "--session", session], env=env, cwd=work, shown=last)
         if index:
             new.append(ready)
             resumed.append(took)
             new_usable.append(typed_new)
             usable.append(typed)
+            new_cpu.append(cpu_new)
+            cpu.append(cpu_resumed)
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     rows = (
         ("new session ready", new),
         (f"resume {messages:,}", resumed),
         ("new session usable", new_usable),
         ("resume usable", usable),
+        ("new session CPU", new_cpu),
+        ("resume CPU", cpu),
     )
     for name, times in rows:
         print(f"{name:<19} median {statistics.median(times):.3f} s  ({', '.join(f'{t:.2f}' for t in times)})")
