@@ -102,3 +102,14 @@ async def test_a_selection_in_an_answer_is_copied(
         screen.post_message(events.TextSelected())
         await until(pilot, lambda: "copy these words" in app.clipboard)
         assert "Some bold words." in app.clipboard
+
+
+async def test_an_image_shows_its_description_and_where_it_is(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.model.add(answer("See ![the chart](https://example.com/chart.png) below."))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        row = await answered(pilot, app)
+        await until(pilot, lambda: bool(lines(row)))
+        assert "See the chart (https://example.com/chart.png) below." in lines(row)

@@ -100,6 +100,11 @@ def inline_text(token: Token, *, code: Style | str = _CODE) -> Text:
             text.append(child.content, style=code if kind == "code_inline" else "")
         elif kind in ("softbreak", "hardbreak"):
             text.append("\n")
+        elif kind == "image":  # its description, and where it is
+            source = str(child.attrs.get("src", ""))
+            text.append(f"{child.content or 'image'} ({source})" if source else child.content or "image")
+        elif kind == "html_inline":
+            text.append(child.content)
         elif kind.endswith("_open") and (style := _INLINE_STYLES.get(kind.removesuffix("_open"))):
             opened.append((style, len(text)))
         elif kind.endswith("_close") and kind.removesuffix("_close") in _INLINE_STYLES and opened:

@@ -171,7 +171,8 @@ def _item(tokens: list[Token], marker: str, width: int, styles: Styles, *, tight
     pad = len(marker)
     inner = _flow(tokens[1:-1], max(1, width - pad), styles, apart=not tight) or [Text()]
     return [
-        (Text.assemble((marker, styles.bullet)) if index == 0 else Text(" " * pad)) + line
+        (Text.assemble((marker, styles.bullet)) if index == 0 else Text(" " * pad if line.plain else ""))
+        + line
         for index, line in enumerate(inner)
     ]
 
