@@ -64,8 +64,8 @@ def _new_parser() -> MarkdownIt:
 
 class _ThreadParsers(MarkdownIt):
     """One parser for every widget, parsing with the calling thread's own: building one costs
-    milliseconds (its autolink patterns), and a parser keeps state while it parses (Textual parses
-    a whole document on a thread and appended pieces on the event loop)."""
+    milliseconds (its autolink patterns), and a parser keeps state while it parses (answers are
+    parsed on the event loop, tables and tests may parse on other threads)."""
 
     def __init__(self) -> None:
         super().__init__("gfm-like")
