@@ -133,11 +133,22 @@ class Composer(TextArea):
             self.post_message(self.HistorySearchWanted())
         else:
             handled = False
+        if not handled:
+            handled = await self._run_binding(key)
         if handled:
             event.stop()
             event.prevent_default()
             return
         await super()._on_key(event)
+
+    async def _run_binding(self, key: str) -> bool:
+        """Run the box's own binding of ``key`` (backspace, the arrows, ctrl+w) now. Textual runs
+        a widget's bindings once the key has bubbled back up to the app, after the keys behind it
+        in the same burst were typed: backspace then q, read together, deleted the q."""
+        for binding in self._bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     async def _on_paste(self, event: events.Paste) -> None:
         self.last_typed = self.clock()
