@@ -28,7 +28,7 @@ _ON_SCREEN: WeakKeyDictionary[Widget, Widget] = WeakKeyDictionary()
 def fit_card(card: Widget) -> None:
     """Size ``card``'s scrolling body to the rows its frame has left; on a short screen, drop the
     blank lines between its parts and let the frame grow, so the options still show."""
-    if not card.is_mounted or not (height := card.screen.size.height):
+    if not card.is_attached or not (height := card.screen.size.height):  # answered, and gone
         return
     scrolls = [child for child in card.children if isinstance(child, VerticalScroll)]
     if not scrolls:
