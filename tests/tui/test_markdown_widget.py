@@ -82,6 +82,12 @@ async def test_ctrl_f_finds_a_word_in_a_finished_answer(
         visual = row.visual
         assert isinstance(visual, Content)
         assert any(str(span.style) == CURRENT_STYLE for span in visual.spans)
+        await pilot.pause(0.1)
+        strips = list(app.screen._compositor.render_strips())
+        line = next(strip for strip in strips if "the needle is here" in strip.text)
+        shown = [seg for seg in line if "needle" in seg.text]
+        colours = {seg.style.bgcolor.name for seg in shown if seg.style is not None and seg.style.bgcolor}
+        assert colours == {"#ff8700"}, "highlighted on the screen, the current match's colour"
         await pilot.press("escape")
         await until(pilot, lambda: not bar.display)
         assert not any(str(span.style) == CURRENT_STYLE for span in row.visual.spans)  # type: ignore[attr-defined]
