@@ -13,7 +13,7 @@ from circle.entrypoints.tui import _format, _slash
 from circle.entrypoints.tui._desk import SecretRequest
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui._recent import session_choices
-from circle.entrypoints.tui.screens._rest import read_rest
+from circle.entrypoints.tui.screens._rest import read_rest_later
 from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 
 if TYPE_CHECKING:
@@ -112,8 +112,7 @@ class SlashCommands:
         await self.screen.conversation.redraw(conversation.messages, unread=conversation.earlier)
         self.screen.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
         self.screen.refresh_footer()
-        if not conversation.complete:  # /resume of a long session: the rest is read after this frame
-            read_rest(self.screen)
+        read_rest_later(self.screen)  # /resume of a long session: the rest is read after its tail
 
     async def do_new(self, argument: str) -> None:
         await self.host.new_session()
