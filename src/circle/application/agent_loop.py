@@ -176,6 +176,7 @@ class AgentLoop:
         self._output_limit = info.max_output
         self._turn_start = 0
         self._turn_unstored = Usage()
+        self._stopped: Message | None = None  # the text of an answer stopped as it streamed
         budget = RequestBudget.for_model(
             info.context_window,
             max_output=settings.max_output_tokens or info.max_output,
@@ -203,14 +204,16 @@ class AgentLoop:
         """Run one turn for ``prompt`` (with the images and PDFs in ``media``, shown as ``shown``
         says), or for the job notices waiting when it is None.
 
-        Cancelling the task that runs it stops the turn at once: unanswered tool calls get an
-        "interrupted" result, and the turn returns with ``aborted`` set instead of raising.
+        Cancelling the task that runs it stops the turn at once: the text of an answer still
+        streaming is stored as an ``aborted`` answer, unanswered tool calls get an "interrupted"
+        result, and the turn returns with ``aborted`` set instead of raising.
         """
         await conversation.load()  # a session opened by its tail: the model reads all of it
         self.events.emit(TurnStarted(session_id=conversation.session_id, message=prompt))
         usage = Usage()
         self._turn_unstored = Usage()
         self._turn_start = len(conversation.messages)
+        self._stopped = None
         self.window.start_turn(self._turn_start)
         try:
             turn_id = (
@@ -286,12 +289,16 @@ class AgentLoop:
             messages = self._messages(conversation)
         try:
             request = self._request(messages)
-            return await ask_model(self.model, request, events=self.events, model_name=name)
+            return await ask_model(
+                self.model, request, events=self.events, model_name=name, stopped=self._keep
+            )
         except ContextOverflowError:
             if await self.compact(conversation, reason="overflow") is None:
                 raise
             request = self._request(self._messages(conversation))
-            return await ask_model(self.model, request, events=self.events, model_name=name)
+            return await ask_model(
+                self.model, request, events=self.events, model_name=name, stopped=self._keep
+            )
 
     def _messages(self, conversation: Conversation) -> tuple[Message, ...]:
         return self._media.apply(self.window.prune(request_messages(conversation.messages)))
@@ -513,7 +520,14 @@ class AgentLoop:
         )
         return True
 
+    def _keep(self, partial: Message) -> None:
+        self._stopped = partial
+
     async def _record_interruption(self, conversation: Conversation) -> None:
+        """Store what a stop left: the answer's text shown so far, results for unanswered calls."""
+        if (partial := self._stopped) is not None:
+            self._stopped = None
+            await conversation.append(partial, self.events)
         for result in close_unanswered(conversation.messages):
             await conversation.append(result, self.events)
 

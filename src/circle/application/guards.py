@@ -8,6 +8,9 @@ The policies are in the domain (:mod:`~circle.domain.repetition`, :mod:`~circle.
   with a reminder (at most ``MAX_THINKING_RETRIES`` times); after that, or when the text repeats
   itself, the stream is closed and what came is kept, cut where the repetition began, as an
   incomplete answer with a note, so its tool calls do not run and the turn reports incomplete.
+- An answer stopped by the person while it streams keeps its text: :func:`ask_model` hands it to
+  ``stopped`` (stop reason ``aborted``) to be stored like any answer; thinking and tool calls it
+  had begun are dropped, and nothing is kept when no text came.
 - :func:`request_messages` adds a loop reminder to the next request only; it is never stored.
 - :func:`check_call` mends a tool call or says why it cannot run; :func:`with_repair_note` tells
   the model what was mended, in one line before the tool's output.
@@ -18,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Literal
 
 from pydantic import JsonValue
@@ -57,14 +60,29 @@ def request_messages(history: Sequence[Message]) -> tuple[Message, ...]:
 
 
 async def ask_model(
-    model: ModelClient, request: ModelRequest, *, events: EventSink, model_name: str
+    model: ModelClient,
+    request: ModelRequest,
+    *,
+    events: EventSink,
+    model_name: str,
+    stopped: Callable[[Message], None] | None = None,
 ) -> Message:
-    """Stream one answer from ``model``, guarded against repetition (see the module docstring)."""
+    """Stream one answer from ``model``, guarded against repetition (see the module docstring).
+
+    Args:
+        model: The endpoint.
+        request: What to send.
+        events: Where the answer's start, parts and end go.
+        model_name: The name the answer is stored under.
+        stopped: Given the text already shown when the stream is cancelled, to store it (its
+            ``message_end`` then comes from the store); without it, or when no text came, the
+            stopped answer ends unstored.
+    """
     dropped = Usage()
     attempt = request
     retries = 0
     while True:
-        message, repeated = await _stream(model, attempt, events, model_name=model_name)
+        message, repeated = await _stream(model, attempt, events, model_name=model_name, stopped=stopped)
         if repeated != "thinking" or retries == MAX_THINKING_RETRIES:
             break
         retries += 1
@@ -81,7 +99,12 @@ async def ask_model(
 
 
 async def _stream(
-    model: ModelClient, request: ModelRequest, events: EventSink, *, model_name: str
+    model: ModelClient,
+    request: ModelRequest,
+    events: EventSink,
+    *,
+    model_name: str,
+    stopped: Callable[[Message], None] | None,
 ) -> tuple[Message, Kind | None]:
     """One streamed answer; stops early, and says which kind of content repeated, when one does.
 
@@ -109,7 +132,12 @@ async def _stream(
                     pass
         _emit_changes(events, tracker.finish(), tracker, model_name)
     except asyncio.CancelledError:
-        _close(events, tracker, model_name, StopReason.ABORTED, ABORTED_NOTE)
+        _emit_changes(events, tracker.finish(), tracker, model_name)
+        kept = _stopped_text(tracker.assembler.message(model=model_name))
+        if kept is None or stopped is None:
+            _close(events, tracker, model_name, StopReason.ABORTED, ABORTED_NOTE)
+        else:
+            stopped(kept)  # stored by the loop, which tells its end
         raise
     except Exception as exc:
         reason = exc.message if isinstance(exc, CircleError) else f"{type(exc).__name__}: {exc}"
@@ -159,6 +187,19 @@ def _close(events: EventSink, tracker: PartTracker, model_name: str, stop: StopR
             message=partial.model_copy(update={"stop_reason": stop, "error": error}), checkpoint_id=None
         )
     )
+
+
+def _stopped_text(partial: Message) -> Message | None:
+    """What an answer stopped mid-stream keeps: its text parts, or None when no text came.
+
+    Thinking may be unfinished (its signature missing) and tool calls never ran, so neither
+    could be sent back; an empty assistant message may not be sent at all.
+    """
+    texts = tuple(part for part in partial.parts if isinstance(part, TextPart) and part.text.strip())
+    if not texts:
+        return None
+    update = {"parts": texts, "stop_reason": StopReason.ABORTED, "error": ABORTED_NOTE}
+    return partial.model_copy(update=update)
 
 
 def _cut(message: Message, kind: Kind, cut: int, *, note: str) -> Message:

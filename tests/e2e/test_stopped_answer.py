@@ -1,0 +1,43 @@
+"""ctrl+c while an answer streams keeps the text already sent: `circle -p -c` sends it back."""
+
+from __future__ import annotations
+
+import json
+import signal
+from dataclasses import replace
+
+from circle._testing.gateway import chat_text
+
+from .conftest import Circle
+
+
+def _stop_mid_answer(cli: Circle, *args: str) -> list[dict[str, object]]:
+    stalled = replace(chat_text("Hello there, friend. And more.", pieces=6), stall_after=3, stall_s=30)
+    cli.gateway.enqueue(stalled)
+    process = cli.popen("-p", "--mode", "json", *args, "say hello")
+    assert process.stdout is not None
+    lines, deltas = [], 0
+    for line in process.stdout:  # the first two pieces come, then the endpoint goes quiet
+        lines.append(line)
+        deltas += '"text_delta"' in line
+        if deltas == 2:
+            process.send_signal(signal.SIGINT)
+            break
+    rest, _ = process.communicate(timeout=30)
+    assert process.returncode == 130
+    return [json.loads(line) for line in ("".join(lines) + rest).splitlines()]
+
+
+def test_the_next_request_after_ctrl_c_carries_the_text_already_streamed(cli: Circle) -> None:
+    events = _stop_mid_answer(cli)
+    ends = [e for e in events if e["type"] == "message_end"]
+    answer = ends[-1]["message"]
+    assert isinstance(answer, dict) and answer["role"] == "assistant" and answer["stopReason"] == "aborted"
+    shown = "".join(part["text"] for part in answer["content"] if part["type"] == "text")
+    assert shown == "Hello ther"
+    cli.gateway.enqueue(chat_text("As I was saying."))
+    done = cli.run("-p", "-c", "go on")
+    assert done.returncode == 0, done.stderr
+    sent = cli.gateway.requests[-1].json()["messages"]
+    assert [m["role"] for m in sent[-3:]] == ["user", "assistant", "user"]
+    assert sent[-2]["content"] == shown and sent[-1]["content"] == "go on"

@@ -1,0 +1,118 @@
+"""An answer stopped by the person while it streams keeps the text already shown."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+
+from circle.application.events import MessageEnded, MessageUpdated
+from circle.domain.messages import Message, StopReason, TextPart
+from circle.domain.model import (
+    ModelEvent,
+    ModelRequest,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallStarted,
+)
+from circle.testing import ScriptedModel, answer
+
+from ._harness import Harness
+
+
+class StallsAfter(ScriptedModel):
+    """Plays its steps; a step without an end waits there until the stream is cancelled."""
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        async for event in super().stream(request):
+            yield event
+        await asyncio.Event().wait()
+
+
+async def _stopped(h: Harness, events: Sequence[ModelEvent], prompt: str = "go") -> str:
+    h.model.add(list(events))
+    session = await h.runtime().new_session()
+    task = asyncio.create_task(session.prompt(prompt))
+    async with asyncio.timeout(5):
+        while len(h.sink.of(MessageUpdated)) < len(events) - 1:
+            await asyncio.sleep(0.001)
+    await asyncio.sleep(0.01)
+    assert session.cancel()
+    result = await asyncio.wait_for(task, 5)
+    assert result.aborted
+    return session.session_id
+
+
+def _answers(messages: Sequence[Message]) -> list[Message]:
+    return [m for m in messages if m.role == "assistant"]
+
+
+async def test_the_text_shown_before_a_stop_is_stored_as_an_aborted_answer() -> None:
+    h = Harness(model=StallsAfter())
+    session_id = await _stopped(h, [TextDelta(text="Here is the first "), TextDelta(text="half")])
+    stored = [cp.message for cp in await h.store.history(session_id)]
+    assert [m.role for m in stored] == ["user", "assistant"]
+    assert stored[1].text == "Here is the first half"
+    assert stored[1].stop_reason is StopReason.ABORTED
+    ended = [
+        e for e in h.sink.of(MessageEnded) if isinstance(e, MessageEnded) and e.message.role == "assistant"
+    ]
+    assert len(ended) == 1 and ended[0].checkpoint_id is not None
+    assert ended[0].message.stop_reason is StopReason.ABORTED
+
+
+async def test_the_next_request_carries_the_stopped_text_as_the_assistants_message() -> None:
+    h = Harness(model=StallsAfter())
+    session_id = await _stopped(h, [TextDelta(text="I was saying")])
+    h.model = ScriptedModel([answer("go on then")])
+    session = await h.runtime().open_session(session_id)
+    await session.prompt("continue")
+    sent = h.model.requests[0].messages
+    assert [(m.role, m.text) for m in sent[-3:]] == [
+        ("user", "go"),
+        ("assistant", "I was saying"),
+        ("user", "continue"),
+    ]
+
+
+async def test_only_text_is_kept_unfinished_thinking_and_tool_calls_are_dropped() -> None:
+    h = Harness(model=StallsAfter())
+    events = [
+        ThinkingDelta(text="let me think"),
+        TextDelta(text="Running it now."),
+        ToolCallStarted(index=0, id="c1", name="execute"),
+        ToolCallDelta(index=0, arguments='{"command": "l'),
+    ]
+    session_id = await _stopped(h, events)
+    stored = _answers([cp.message for cp in await h.store.history(session_id)])
+    assert len(stored) == 1
+    assert stored[0].parts == (TextPart(text="Running it now."),)
+    assert stored[0].tool_calls == ()
+
+
+async def test_nothing_is_stored_when_the_stop_comes_before_any_text() -> None:
+    h = Harness(model=StallsAfter())
+    session_id = await _stopped(h, [ThinkingDelta(text="hmm"), TextDelta(text="  ")])
+    stored = [cp.message for cp in await h.store.history(session_id)]
+    assert [m.role for m in stored] == ["user"]
+    ended = [
+        e for e in h.sink.of(MessageEnded) if isinstance(e, MessageEnded) and e.message.role == "assistant"
+    ]
+    assert len(ended) == 1 and ended[0].checkpoint_id is None
+
+
+def test_every_protocol_sends_a_stopped_answer_as_the_assistants_text() -> None:
+    from circle.adapters.models._anthropic_wire import message_blocks
+    from circle.adapters.models._openai_chat_wire import message_to_wire
+    from circle.adapters.models._openai_responses_wire import message_to_items
+
+    stopped = Message(
+        role="assistant", parts=(TextPart(text="I was saying"),), stop_reason=StopReason.ABORTED
+    )
+    assert message_to_wire(stopped) == [{"role": "assistant", "content": "I was saying"}]
+    content = [{"type": "output_text", "text": "I was saying"}]
+    assert message_to_items(stopped) == [{"type": "message", "role": "assistant", "content": content}]
+    role, blocks = message_blocks(stopped)
+    assert role == "assistant" and [block.json for block in blocks] == [
+        '{"type":"text","text":"I was saying"}'
+    ]
