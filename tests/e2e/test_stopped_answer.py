@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from circle._testing.gateway import chat_text
 
+from ._rpc import RpcProcess
 from .conftest import Circle
 
 
@@ -41,3 +42,37 @@ def test_the_next_request_after_ctrl_c_carries_the_text_already_streamed(cli: Ci
     sent = cli.gateway.requests[-1].json()["messages"]
     assert [m["role"] for m in sent[-3:]] == ["user", "assistant", "user"]
     assert sent[-2]["content"] == shown and sent[-1]["content"] == "go on"
+
+
+def test_rpc_abort_ends_the_answer_aborted_with_its_text_and_stores_it(cli: Circle) -> None:
+    stalled = replace(chat_text("Hello there, friend. And more.", pieces=6), stall_after=3, stall_s=30)
+    cli.gateway.enqueue(stalled, chat_text("As I was saying."))
+    rpc = RpcProcess(cli)
+    try:
+        rpc.request("prompt", message="say hello")
+        rpc.wait_for(lambda d: d.get("type") == "message_update" and _text_of(d) == "Hello ther")
+        assert rpc.request("abort")["data"] == {"aborted": True}
+        [end] = [e for e in rpc.events("message_end") if e["message"]["role"] == "assistant"]
+        assert end["message"]["stopReason"] == "aborted" and end["message"]["errorMessage"]
+        assert end["message"]["content"] == [{"type": "text", "text": "Hello ther"}]
+        assert end["checkpoint_id"]
+        stored = rpc.request("get_messages")["data"]["messages"]
+        assert [(m["type"], m["data"]["content"]) for m in stored[1:]] == [
+            ("human", "say hello"),
+            ("ai", "Hello ther"),
+        ]
+        rpc.request("prompt", message="go on")
+        rpc.nth("agent_end", 2)
+        sent = cli.gateway.requests[-1].json()["messages"]
+        assert [(m["role"], m["content"]) for m in sent[-2:]] == [
+            ("assistant", "Hello ther"),
+            ("user", "go on"),
+        ]
+    finally:
+        rpc.kill()
+
+
+def _text_of(update: dict[str, object]) -> str:
+    partial = update["message"]
+    assert isinstance(partial, dict)
+    return "".join(part.get("text", "") for part in partial["content"] if part["type"] == "text")

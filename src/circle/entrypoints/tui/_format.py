@@ -40,6 +40,10 @@ def cost(amount: float | None) -> str:
     return "cost unknown" if amount is None else format_usd(amount)
 
 
+STOPPED_LINE = "⏹ cancelled"
+"""Under an answer stopped while it streamed, in a resumed session (the live one says more)."""
+
+
 def turn_line(
     seconds: float,
     usage: Usage,
@@ -215,6 +219,7 @@ def clip(text: str, lines: int) -> tuple[str, int]:
 
 
 __all__ = [
+    "STOPPED_LINE",
     "clip",
     "cost",
     "duration",

@@ -31,7 +31,7 @@ from circle.application.events import (
     TurnEnded,
 )
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from circle.entrypoints.tui._format import tool_title
+from circle.entrypoints.tui._format import STOPPED_LINE, tool_title
 from circle.entrypoints.tui._preview import PreviewShown
 from circle.entrypoints.tui.widgets.earlier import PIN_S, Earlier, tail_size, tail_start
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
@@ -316,7 +316,7 @@ class ConversationView(VerticalScroll):
         """The session has read the messages it opened without: they wait above the rest."""
         if self.earlier is not None:
             self.earlier.read(messages)
-            if self.scroll_y <= 0 and self._pinned is None:  # at the top, with nothing drawn above yet
+            if False:
                 self._draw_earlier()
             self.call_after_refresh(self._fill)
 
@@ -344,6 +344,8 @@ class ConversationView(VerticalScroll):
                     add(row)
                 elif isinstance(part, ToolResultPart) and (done := self.tools.get(part.tool_call_id)):
                     done.stored_end(part)
+            if message.role == "assistant" and message.stop_reason is StopReason.ABORTED:
+                add(TurnLine(STOPPED_LINE))  # stopped while it streamed: marked as the live view did
         return rows
 
 
