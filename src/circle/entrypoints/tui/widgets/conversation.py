@@ -316,7 +316,7 @@ class ConversationView(VerticalScroll):
         """The session has read the messages it opened without: they wait above the rest."""
         if self.earlier is not None:
             self.earlier.read(messages)
-            if False:
+            if self.scroll_y <= 0 and self._pinned is None:  # at the top, with nothing drawn above yet
                 self._draw_earlier()
             self.call_after_refresh(self._fill)
 
