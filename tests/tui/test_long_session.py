@@ -94,3 +94,18 @@ async def test_a_long_session_opens_by_its_tail_and_its_next_message_sends_all_o
     sent = backend.model.requests[-1].messages
     stored = [f"question {i}" if i % 2 == 0 else f"answer {i}" for i in range(COUNT)]
     assert [m.text for m in sent] == [*stored, "one more"]
+
+
+async def test_a_view_at_the_top_before_the_rest_is_read_draws_it_once_read(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    session = await stored_session(backend, 600)
+    app = make_app(session=session)
+    async with app.run_test(size=(100, 64)) as pilot:  # tall: the tail read is the tail drawn
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        view = screen.conversation
+        await until(pilot, lambda: view.earlier is not None and view.max_scroll_y > 0)
+        view.scroll_home(animate=False)  # most often before the rest is read: nothing waits to draw
+        await until(pilot, lambda: rows(screen) > TAIL + BATCH // 2)
+        assert view.earlier is not None and not view.earlier.unread
