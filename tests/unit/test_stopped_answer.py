@@ -6,6 +6,9 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 
 from circle.application.events import MessageEnded, MessageUpdated
+from circle.application.session import AgentSession
+from circle.application.undo import Undo
+from circle.domain.budget import messages_tokens
 from circle.domain.messages import Message, StopReason, TextPart
 from circle.domain.model import (
     ModelEvent,
@@ -29,7 +32,7 @@ class StallsAfter(ScriptedModel):
         await asyncio.Event().wait()
 
 
-async def _stopped(h: Harness, events: Sequence[ModelEvent], prompt: str = "go") -> str:
+async def _stopped(h: Harness, events: Sequence[ModelEvent], prompt: str = "go") -> AgentSession:
     h.model.add(list(events))
     session = await h.runtime().new_session()
     task = asyncio.create_task(session.prompt(prompt))
@@ -40,7 +43,7 @@ async def _stopped(h: Harness, events: Sequence[ModelEvent], prompt: str = "go")
     assert session.cancel()
     result = await asyncio.wait_for(task, 5)
     assert result.aborted
-    return session.session_id
+    return session
 
 
 def _answers(messages: Sequence[Message]) -> list[Message]:
@@ -49,7 +52,9 @@ def _answers(messages: Sequence[Message]) -> list[Message]:
 
 async def test_the_text_shown_before_a_stop_is_stored_as_an_aborted_answer() -> None:
     h = Harness(model=StallsAfter())
-    session_id = await _stopped(h, [TextDelta(text="Here is the first "), TextDelta(text="half")])
+    session_id = (
+        await _stopped(h, [TextDelta(text="Here is the first "), TextDelta(text="half")])
+    ).session_id
     stored = [cp.message for cp in await h.store.history(session_id)]
     assert [m.role for m in stored] == ["user", "assistant"]
     assert stored[1].text == "Here is the first half"
@@ -63,7 +68,7 @@ async def test_the_text_shown_before_a_stop_is_stored_as_an_aborted_answer() -> 
 
 async def test_the_next_request_carries_the_stopped_text_as_the_assistants_message() -> None:
     h = Harness(model=StallsAfter())
-    session_id = await _stopped(h, [TextDelta(text="I was saying")])
+    session_id = (await _stopped(h, [TextDelta(text="I was saying")])).session_id
     h.model = ScriptedModel([answer("go on then")])
     session = await h.runtime().open_session(session_id)
     await session.prompt("continue")
@@ -83,7 +88,7 @@ async def test_only_text_is_kept_unfinished_thinking_and_tool_calls_are_dropped(
         ToolCallStarted(index=0, id="c1", name="execute"),
         ToolCallDelta(index=0, arguments='{"command": "l'),
     ]
-    session_id = await _stopped(h, events)
+    session_id = (await _stopped(h, events)).session_id
     stored = _answers([cp.message for cp in await h.store.history(session_id)])
     assert len(stored) == 1
     assert stored[0].parts == (TextPart(text="Running it now."),)
@@ -92,7 +97,7 @@ async def test_only_text_is_kept_unfinished_thinking_and_tool_calls_are_dropped(
 
 async def test_nothing_is_stored_when_the_stop_comes_before_any_text() -> None:
     h = Harness(model=StallsAfter())
-    session_id = await _stopped(h, [ThinkingDelta(text="hmm"), TextDelta(text="  ")])
+    session_id = (await _stopped(h, [ThinkingDelta(text="hmm"), TextDelta(text="  ")])).session_id
     stored = [cp.message for cp in await h.store.history(session_id)]
     assert [m.role for m in stored] == ["user"]
     ended = [
@@ -116,3 +121,13 @@ def test_every_protocol_sends_a_stopped_answer_as_the_assistants_text() -> None:
     assert role == "assistant" and [block.json for block in blocks] == [
         '{"type":"text","text":"I was saying"}'
     ]
+
+
+async def test_undo_and_token_counts_take_the_stopped_answer_as_any_answer() -> None:
+    h = Harness(model=StallsAfter())
+    session = await _stopped(h, [TextDelta(text="A long explanation " * 20)])
+    messages = session.conversation.messages
+    assert messages_tokens(messages) > messages_tokens(messages[:-1]) + 50
+    outcome = await Undo(None).undo(session)
+    assert outcome is not None and outcome.done and outcome.messages == 2
+    assert list(session.conversation.messages) == []
