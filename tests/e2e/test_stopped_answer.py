@@ -56,6 +56,11 @@ def test_rpc_abort_ends_the_answer_aborted_with_its_text_and_stores_it(cli: Circ
         assert end["message"]["stopReason"] == "aborted" and end["message"]["errorMessage"]
         assert end["message"]["content"] == [{"type": "text", "text": "Hello ther"}]
         assert end["checkpoint_id"]
+        [agent_end] = rpc.events("agent_end")  # listed once: stored, not also as an unstored answer
+        assert [(m["role"], m.get("stopReason")) for m in agent_end["messages"]] == [
+            ("user", None),
+            ("assistant", "aborted"),
+        ]
         stored = rpc.request("get_messages")["data"]["messages"]
         assert [(m["type"], m["data"]["content"]) for m in stored[1:]] == [
             ("human", "say hello"),

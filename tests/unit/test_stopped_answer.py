@@ -18,7 +18,7 @@ from circle.domain.model import (
     ToolCallDelta,
     ToolCallStarted,
 )
-from circle.testing import ScriptedModel, answer
+from circle.testing import Call, ScriptedModel, answer
 
 from ._harness import Harness
 
@@ -131,3 +131,29 @@ async def test_undo_and_token_counts_take_the_stopped_answer_as_any_answer() -> 
     outcome = await Undo(None).undo(session)
     assert outcome is not None and outcome.done and outcome.messages == 2
     assert list(session.conversation.messages) == []
+
+
+async def test_compaction_takes_the_stopped_answer_as_any_answer() -> None:
+    from .test_compaction import Setup, SummarizingModel
+
+    class Stalls(SummarizingModel):
+        async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+            async for event in super().stream(request):
+                yield event
+            if request.tools and not self.remaining:
+                await asyncio.Event().wait()
+
+    setup = Setup(model=Stalls())
+    setup.model.add(*[answer("", Call("ls", {})) for _ in range(6)], [TextDelta(text="Half an answer")])
+    session = await setup.runtime().new_session()
+    task = asyncio.create_task(session.prompt("look around"))
+    async with asyncio.timeout(5):
+        while not setup.sink.of(MessageUpdated) or setup.model.remaining:
+            await asyncio.sleep(0.001)
+    await asyncio.sleep(0.01)
+    session.cancel()
+    assert (await task).aborted
+    outcome = await session.loop.compact(session.conversation)
+    assert outcome is not None and outcome.summarized > 0
+    kept = [m.text for m in session.loop.window.prune(session.conversation.messages)]
+    assert "Half an answer" in kept  # the last turn is kept after the summary, this answer with it
