@@ -37,6 +37,7 @@ from circle.entrypoints.tui.widgets.earlier import PIN_S, Earlier, tail_size, ta
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
 from circle.entrypoints.tui.widgets.rows import Answer, Notice, Thinking, TurnLine
 from circle.entrypoints.tui.widgets.shell_row import ShellRow
+from circle.entrypoints.tui.widgets.slices import first_slice, slices_above
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
 from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, ToolRow, command_text, diff_text
 
@@ -76,6 +77,8 @@ class ConversationView(VerticalScroll):
         self._pinned: tuple[Widget, float] | None = None
         self._pinned_y = 0.0
         """While earlier rows are drawn above: the row read, and how far below the view's top."""
+        self._slices: list[list[Widget]] = []
+        """A stored tail's rows still to draw above the ones shown, the nearest first (slices.py)."""
 
     @property
     def following(self) -> bool:
@@ -265,15 +268,36 @@ class ConversationView(VerticalScroll):
             self.earlier.remove()
             self.earlier = None
         start = tail_start(messages, keep=tail_size(self.app.size.height))
-        rows = self._rows(messages[start:])
+        rows: list[Widget] = [*self._rows(messages[start:])]
+        split = first_slice(rows, height=self.app.size.height)
+        self._slices = slices_above(rows[:split])
+        rows = rows[split:]  # the rows on screen, drawn first; the others a slice a frame above them
         if start or unread:
             self.earlier = Earlier(messages[:start], unread=unread)
             rows.insert(0, self.earlier)
         mounted = self.mount_all(rows)  # in one batch: styled and laid out once, not once a row
         self.settle()
-        if self.earlier is not None:
-            self.call_after_refresh(self._fill)
+        self.call_after_refresh(self._next_slice)
         return mounted
+
+    def _next_slice(self) -> None:
+        """Draw the next slice of the stored tail above the rows shown; after the last, the earlier
+        messages if the view is at the top or not filled."""
+        if not self._slices:
+            if self.earlier is not None and self.scroll_y <= 0:  # scrolled up to the top meanwhile
+                self._draw_earlier()
+            if self.earlier is not None:
+                self._fill()
+            return
+        rows = self._slices.pop(0)
+        top = next((row for row in self.children if row is not self.earlier), None)
+        if top is None:  # the rows were taken away meanwhile
+            self._slices = []
+            return
+        if not self.following:
+            self._pin(top)
+        self.mount_all(rows, before=top)
+        self.call_after_refresh(self._next_slice)
 
     async def redraw(self, messages: list[Message], *, unread: int = 0) -> None:
         """Draw ``messages`` instead of the rows shown (after /undo, /redo, /tree, /new), at the
@@ -281,6 +305,7 @@ class ConversationView(VerticalScroll):
         (``unread`` as for :meth:`replay`)."""
         with self.app.batch_update():
             await self.remove_children()
+            self._slices = []
             self.tools.clear()
             self.earlier = None
             self._pinned = None
@@ -291,22 +316,23 @@ class ConversationView(VerticalScroll):
 
     def _fill(self) -> None:
         """Earlier messages drawn while the rows shown do not fill the view (it cannot scroll up)."""
-        waiting = self.earlier is not None and self.earlier.waiting
+        waiting = self.earlier is not None and self.earlier.waiting and not self._slices
         if waiting and self.max_scroll_y <= 0 and self.container_size.height > 0:
             self._draw_earlier()
             self.call_after_refresh(self._fill)
 
     def _draw_earlier(self) -> None:
         assert self.earlier is not None
+        if self._slices:  # the tail is still being drawn: the earlier rows go above it after
+            return
         rows = self._rows(self.earlier.take())
         for row in rows:
             if isinstance(row, ToolRow):
                 row.stop()  # a call the batch never saw end
         if rows:
             read = next((row for row in self.children if row is not self.earlier), None)
-            if read is not None and self.max_scroll_y > 0:
-                self._pinned, self._pinned_y = (read, read.virtual_region.y - self.scroll_y), self.scroll_y
-                self.set_timer(PIN_S, self._unpin)
+            if read is not None:
+                self._pin(read)
             self.mount_all(rows, after=self.earlier)
         if not self.earlier.waiting and not self.earlier.unread:
             self.earlier.remove()
@@ -319,6 +345,12 @@ class ConversationView(VerticalScroll):
             if self.scroll_y <= 0 and self._pinned is None:  # at the top, with nothing drawn above yet
                 self._draw_earlier()
             self.call_after_refresh(self._fill)
+
+    def _pin(self, read: Widget) -> None:
+        """Hold ``read`` where it is in the view while rows are drawn above it."""
+        if self.max_scroll_y > 0:
+            self._pinned, self._pinned_y = (read, read.virtual_region.y - self.scroll_y), self.scroll_y
+            self.set_timer(PIN_S, self._unpin)
 
     def _unpin(self) -> None:
         self._pinned = None
