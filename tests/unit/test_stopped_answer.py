@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
 
 from circle.application.events import MessageEnded, MessageUpdated
 from circle.application.session import AgentSession
@@ -11,6 +14,7 @@ from circle.application.undo import Undo
 from circle.domain.budget import messages_tokens
 from circle.domain.messages import Message, StopReason, TextPart
 from circle.domain.model import (
+    Finished,
     ModelEvent,
     ModelRequest,
     TextDelta,
@@ -18,7 +22,7 @@ from circle.domain.model import (
     ToolCallDelta,
     ToolCallStarted,
 )
-from circle.testing import Call, ScriptedModel, answer
+from circle.testing import Call, InMemorySessionStore, ScriptedModel, answer
 
 from ._harness import Harness
 
@@ -27,9 +31,12 @@ class StallsAfter(ScriptedModel):
     """Plays its steps; a step without an end waits there until the stream is cancelled."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        finished = False
         async for event in super().stream(request):
+            finished = isinstance(event, Finished)
             yield event
-        await asyncio.Event().wait()
+        if not finished:
+            await asyncio.Event().wait()
 
 
 async def _stopped(h: Harness, events: Sequence[ModelEvent], prompt: str = "go") -> AgentSession:
@@ -157,3 +164,24 @@ async def test_compaction_takes_the_stopped_answer_as_any_answer() -> None:
     assert outcome is not None and outcome.summarized > 0
     kept = [m.text for m in session.loop.window.prune(session.conversation.messages)]
     assert "Half an answer" in kept  # the last turn is kept after the summary, this answer with it
+
+
+async def test_a_library_agent_cancelled_mid_answer_keeps_its_text(tmp_path: Path) -> None:
+    import circle
+
+    model = StallsAfter([[TextDelta(text="Partly said")], answer("done")])
+    async with circle.Agent(tmp_path, model_client=model, store=InMemorySessionStore(), trust=True) as agent:
+        turn = asyncio.create_task(agent.run("talk"))
+        async with asyncio.timeout(5):
+            while not model.requests:
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        assert agent.cancel()
+        with pytest.raises(circle.TurnCancelledError):
+            await turn
+        assert [(m.role, m.text, m.stop_reason) for m in agent.messages] == [
+            ("user", "talk", None),
+            ("assistant", "Partly said", StopReason.ABORTED),
+        ]
+        await agent.run("and then?")
+    assert [m.text for m in model.requests[-1].messages[-3:]] == ["talk", "Partly said", "and then?"]
