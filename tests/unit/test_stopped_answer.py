@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from circle.application.events import MessageEnded, MessageUpdated
+from circle.application.events import MessageEnded, MessageUpdated, TurnEnded
 from circle.application.session import AgentSession
 from circle.application.undo import Undo
 from circle.domain.budget import messages_tokens
@@ -71,6 +71,10 @@ async def test_the_text_shown_before_a_stop_is_stored_as_an_aborted_answer() -> 
     ]
     assert len(ended) == 1 and ended[0].checkpoint_id is not None
     assert ended[0].message.stop_reason is StopReason.ABORTED
+    turn_end = h.sink.of(TurnEnded)[-1]
+    assert (
+        isinstance(turn_end, TurnEnded) and turn_end.aborted and turn_end.answer == "Here is the first half"
+    )
 
 
 async def test_the_next_request_carries_the_stopped_text_as_the_assistants_message() -> None:

@@ -260,8 +260,8 @@ class AgentLoop:
             task = asyncio.current_task()
             if task is not None:
                 task.uncancel()
-            await asyncio.shield(self._record_interruption(conversation))
-            return self._end(conversation, "", usage, aborted=True)
+            kept = await asyncio.shield(self._record_interruption(conversation))
+            return self._end(conversation, kept, usage, aborted=True)
         except CircleError as exc:
             self.events.emit(ErrorReported(code=exc.code, message=exc.message))
             return self._end(conversation, "", usage, error=exc)
@@ -523,13 +523,15 @@ class AgentLoop:
     def _keep(self, partial: Message) -> None:
         self._stopped = partial
 
-    async def _record_interruption(self, conversation: Conversation) -> None:
-        """Store what a stop left: the answer's text shown so far, results for unanswered calls."""
-        if (partial := self._stopped) is not None:
-            self._stopped = None
+    async def _record_interruption(self, conversation: Conversation) -> str:
+        """Store what a stop left: the answer's text shown so far (returned: the turn's answer),
+        results for unanswered calls."""
+        partial, self._stopped = self._stopped, None
+        if partial is not None:
             await conversation.append(partial, self.events)
         for result in close_unanswered(conversation.messages):
             await conversation.append(result, self.events)
+        return "" if partial is None else partial.text
 
     def _end(
         self,

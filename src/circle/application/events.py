@@ -100,6 +100,7 @@ class ToolExecutionEnded:
 class TurnEnded:
     session_id: str
     answer: str
+    """The turn's last answer; for a turn stopped while the model answered, the text it had sent."""
     usage: Usage
     incomplete: bool = False
     aborted: bool = False
