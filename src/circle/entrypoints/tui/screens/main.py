@@ -203,8 +203,7 @@ class MainScreen(ViewKeys):
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
         text = message.text
-        self.composer.prompts.add(text)
-        self.composer.clear_all()
+        self.composer.prompts.add(text)  # the box was emptied as Enter was read
         self.conversation.follow()  # the person sees what comes of it, even when scrolled up
         if text.startswith("!"):
             sent = not text.startswith("!!")

@@ -181,6 +181,7 @@ class Composer(TextArea):
         if not text.strip():
             return
         self.post_message(self.Submitted(self.expanded(text), typed=text))
+        self.clear_all()  # now: a key read right behind Enter goes in the emptied box, and stays
 
     def clear_all(self) -> None:
         self.text = ""
