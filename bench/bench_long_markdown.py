@@ -11,6 +11,8 @@ an older commit), in turn, so both see the same load. Figures are medians:
 - ``resize``: the terminal made 100 columns wide, until the input box is drawn at that width; then
   a key typed;
 - ``/undo``: enter on ``/undo`` until the rows are drawn again with its line; then a key typed;
+- ``/redo``: enter on ``/redo`` and 30 ms later a key: until the key shows, and until the line does
+  (the rows above the screen are drawn a slice at a time after it, keys handled between them);
 - ``key while a list streams``: keys typed one by one while a 99-item list answer streams in.
 """
 
@@ -124,6 +126,13 @@ def resumed(env: dict[str, str], work: Path, session: str, turns: int) -> dict[s
         sent = term.send(b"\r")
         got["/undo"] = term.until(lambda text: "Undone" in text, what="the undo line", timeout=60) - sent
         got["key after /undo"] = key_after(term, "X", time.perf_counter())
+        term.send(b"\x7f/redo")
+        term.until(lambda text: "/redo" in text)
+        term.settle()
+        sent = term.send(b"\r")
+        term.pump(0.03)  # not read together with the enter (the base tree wiped such a key)
+        got["key typed with /redo"] = key_after(term, "W", sent)
+        got["/redo"] = term.until(lambda text: "Redone" in text, what="the redo line", timeout=60) - sent
     finally:
         term.close()
     return got

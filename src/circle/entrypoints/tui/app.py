@@ -192,6 +192,7 @@ class CircleApp(App[int]):
     @work(exclusive=True, group="start")
     async def start(self) -> None:
         from circle.domain.errors import CircleError
+        from circle.entrypoints.tui._heap import keep_loaded
 
         try:
             if self._backend is None:
@@ -200,6 +201,7 @@ class CircleApp(App[int]):
                 self.call_after_refresh(painted.set)
                 await painted.wait()
                 self._backend = await asyncio.to_thread(_load, self._make_backend)
+                keep_loaded()  # before any session is drawn: see _heap.py
             await self._start()
         except CircleError as exc:
             self.fail(exc.message)
