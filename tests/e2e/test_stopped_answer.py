@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 from dataclasses import replace
 
 from circle._testing.gateway import chat_text
@@ -42,6 +43,22 @@ def test_the_next_request_after_ctrl_c_carries_the_text_already_streamed(cli: Ci
     sent = cli.gateway.requests[-1].json()["messages"]
     assert [m["role"] for m in sent[-3:]] == ["user", "assistant", "user"]
     assert sent[-2]["content"] == shown and sent[-1]["content"] == "go on"
+
+
+def test_print_mode_prints_the_text_it_kept_when_stopped(cli: Circle) -> None:
+    stalled = replace(chat_text("Hello there, friend. And more.", pieces=6), stall_after=3, stall_s=30)
+    cli.gateway.enqueue(stalled, chat_text("As I was saying."))
+    process = cli.popen("-p", "say hello")
+    deadline = time.monotonic() + 20
+    while not cli.gateway.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(2)  # the two pieces before the pause are read
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and err.strip().endswith("circle: interrupted")
+    assert out == "Hello ther\n"
+    assert cli.run("-p", "-c", "go on").returncode == 0
+    assert cli.gateway.requests[-1].json()["messages"][-2] == {"role": "assistant", "content": "Hello ther"}
 
 
 def test_rpc_abort_ends_the_answer_aborted_with_its_text_and_stores_it(cli: Circle) -> None:

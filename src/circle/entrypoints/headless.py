@@ -326,8 +326,8 @@ async def run_headless(
             sink.encoder = EventEncoder(session_origin(runtime, lambda: session))
         prompt = session.prompt(opts.message, media=opts.media, attached=opts.attached)
         result = await _run_interruptible(session, prompt)
-        if not json_mode and not result.aborted and result.error is None:
-            _print_answer(out, result.answer)
+        if not json_mode and result.error is None and (result.answer or not result.aborted):
+            _print_answer(out, result.answer)  # stopped mid-answer: the text it had sent, as stored
             notices.answers_to = out
         if not result.aborted and session.jobs is not None and session.jobs.running:
             await _run_interruptible(session, session.wait_for_jobs(wait_s))

@@ -220,6 +220,9 @@ async def run_line(opts: RunOptions, *, stdin: TextIO, out: TextIO, err: TextIO)
                 attached = opts.attached
             result = await session.prompt(text, media=() if typed else opts.media, attached=attached)
             if result.aborted:
+                if result.answer:  # stopped mid-answer: the text it had sent, as stored
+                    out.write(result.answer + ("" if result.answer.endswith("\n") else "\n"))
+                    out.flush()
                 err.write("circle: interrupted\n")
             elif result.error is not None:
                 err.write(f"circle: {result.error.message}\n")
