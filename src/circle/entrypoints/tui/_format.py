@@ -6,6 +6,7 @@ import json
 
 from pydantic import JsonValue
 
+from circle.application.events import CompactionEnded
 from circle.domain import display
 from circle.domain.errors import CircleError
 from circle.domain.file_diff import unified_diff
@@ -218,9 +219,25 @@ def clip(text: str, lines: int) -> tuple[str, int]:
     return "\n".join(split[:lines]), len(split) - lines
 
 
+_NOTHING_TO_COMPACT = "nothing to compact"
+
+
+def compaction_line(event: CompactionEnded) -> tuple[str, str]:
+    """The line a compaction's end shows, and its kind (``info`` or ``error``): one that found
+    nothing to summarize is said plainly, not as a failure."""
+    if event.error == _NOTHING_TO_COMPACT:
+        return "Nothing to compact yet.", "info"
+    if event.error:
+        return f"Compaction failed: {event.error}", "error"
+    saved = f", {event.tokens_before:,} → {event.tokens_after:,} tokens" if event.tokens_before else ""
+    where = f"; the full text is in {event.history_file}" if event.history_file else ""
+    return f"Compacted: {event.summarized} messages summarized, {event.kept} kept{saved}{where}", "info"
+
+
 __all__ = [
     "STOPPED_LINE",
     "clip",
+    "compaction_line",
     "cost",
     "duration",
     "edit_preview",

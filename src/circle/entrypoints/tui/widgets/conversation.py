@@ -31,7 +31,7 @@ from circle.application.events import (
     TurnEnded,
 )
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from circle.entrypoints.tui._format import STOPPED_LINE, tool_title
+from circle.entrypoints.tui._format import STOPPED_LINE, compaction_line, tool_title
 from circle.entrypoints.tui._preview import PreviewShown
 from circle.entrypoints.tui.widgets.earlier import PIN_S, Earlier, tail_size, tail_start
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
@@ -188,11 +188,11 @@ class ConversationView(VerticalScroll):
         elif isinstance(event, CompactionStarted):
             self.compacting = self.notice(f"Compacting the conversation ({event.reason})…", kind="info")
         elif isinstance(event, CompactionEnded):
-            kind = "error" if event.error and event.error != _NOTHING else "info"
+            line, kind = compaction_line(event)
             if self.compacting is not None:
-                self.compacting.say(_compaction_line(event), kind=kind)
+                self.compacting.say(line, kind=kind)
             else:
-                self.notice(_compaction_line(event), kind=kind)
+                self.notice(line, kind=kind)
             self.compacting = None
 
     def steered(self, text: str, *, typed: str | None = None) -> None:
@@ -379,20 +379,6 @@ class ConversationView(VerticalScroll):
             if message.role == "assistant" and message.stop_reason is StopReason.ABORTED:
                 add(TurnLine(STOPPED_LINE))  # stopped while it streamed: marked as the live view did
         return rows
-
-
-_NOTHING = "nothing to compact"
-"""The error of a compaction that found nothing to summarize: said plainly, not as a failure."""
-
-
-def _compaction_line(event: CompactionEnded) -> str:
-    if event.error == _NOTHING:
-        return "Nothing to compact yet."
-    if event.error:
-        return f"Compaction failed: {event.error}"
-    saved = f", {event.tokens_before:,} → {event.tokens_after:,} tokens" if event.tokens_before else ""
-    where = f"; the full text is in {event.history_file}" if event.history_file else ""
-    return f"Compacted: {event.summarized} messages summarized, {event.kept} kept{saved}{where}"
 
 
 __all__ = [
