@@ -189,3 +189,19 @@ async def test_a_library_agent_cancelled_mid_answer_keeps_its_text(tmp_path: Pat
         ]
         await agent.run("and then?")
     assert [m.text for m in model.requests[-1].messages[-3:]] == ["talk", "Partly said", "and then?"]
+
+
+async def test_a_fork_carries_the_stopped_answer_into_the_new_session() -> None:
+    h = Harness(model=StallsAfter([[TextDelta(text="Said so far")], answer("next")]))
+    runtime = h.runtime()
+    session = await runtime.new_session()
+    task = asyncio.create_task(session.prompt("go"))
+    async with asyncio.timeout(5):
+        while not h.sink.of(MessageUpdated):
+            await asyncio.sleep(0.001)
+    await asyncio.sleep(0.01)
+    session.cancel()
+    await task
+    forked = await runtime.fork_session(session.session_id)
+    await forked.prompt("and?")
+    assert [m.text for m in h.model.requests[-1].messages[-3:]] == ["go", "Said so far", "and?"]
