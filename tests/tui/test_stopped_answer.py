@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 
-from circle.domain.model import ModelEvent, ModelRequest, TextDelta
+from circle.domain.model import ModelEvent, ModelRequest, TextDelta, ThinkingDelta
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.conversation import Answer, TurnLine
 from circle.testing import ScriptedModel
@@ -34,7 +34,12 @@ def _turn_lines(app: CircleApp) -> list[str]:
 async def test_esc_mid_answer_keeps_the_text_and_the_resumed_view_shows_it_stopped(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    backend.model = StallsAfter([[TextDelta(text="Here is the first "), TextDelta(text="half")]])
+    streamed = [
+        ThinkingDelta(text="Plan the answer."),
+        TextDelta(text="Here is the first "),
+        TextDelta(text="half"),
+    ]
+    backend.model = StallsAfter([streamed])
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.host is not None)
@@ -46,4 +51,5 @@ async def test_esc_mid_answer_keeps_the_text_and_the_resumed_view_shows_it_stopp
         assert _turn_lines(app)[-1].startswith("⏹")
         rows = await resumed(app, pilot)
         assert "answer Here is the first half" in rows
+        assert [row.split()[0] for row in rows] == ["UserRow", "thinking", "answer"]
         await until(pilot, lambda: _turn_lines(app) == ["⏹ cancelled"])

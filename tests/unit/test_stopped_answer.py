@@ -12,7 +12,7 @@ from circle.application.events import MessageEnded, MessageUpdated, TurnEnded
 from circle.application.session import AgentSession
 from circle.application.undo import Undo
 from circle.domain.budget import messages_tokens
-from circle.domain.messages import Message, StopReason, TextPart
+from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart
 from circle.domain.model import (
     Finished,
     ModelEvent,
@@ -91,7 +91,7 @@ async def test_the_next_request_carries_the_stopped_text_as_the_assistants_messa
     ]
 
 
-async def test_only_text_is_kept_unfinished_thinking_and_tool_calls_are_dropped() -> None:
+async def test_text_and_the_thinking_before_it_are_kept_a_begun_tool_call_is_dropped() -> None:
     h = Harness(model=StallsAfter())
     events = [
         ThinkingDelta(text="let me think"),
@@ -102,8 +102,16 @@ async def test_only_text_is_kept_unfinished_thinking_and_tool_calls_are_dropped(
     session_id = (await _stopped(h, events)).session_id
     stored = _answers([cp.message for cp in await h.store.history(session_id)])
     assert len(stored) == 1
-    assert stored[0].parts == (TextPart(text="Running it now."),)
+    assert stored[0].parts == (ThinkingPart(text="let me think"), TextPart(text="Running it now."))
     assert stored[0].tool_calls == ()
+
+
+async def test_thinking_cut_short_after_the_text_is_dropped() -> None:
+    h = Harness(model=StallsAfter())
+    events = [TextDelta(text="First this."), ThinkingDelta(text="and now I wonder wheth")]
+    session_id = (await _stopped(h, events)).session_id
+    stored = _answers([cp.message for cp in await h.store.history(session_id)])
+    assert [m.parts for m in stored] == [(TextPart(text="First this."),)]
 
 
 async def test_nothing_is_stored_when_the_stop_comes_before_any_text() -> None:

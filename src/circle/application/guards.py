@@ -8,9 +8,10 @@ The policies are in the domain (:mod:`~circle.domain.repetition`, :mod:`~circle.
   with a reminder (at most ``MAX_THINKING_RETRIES`` times); after that, or when the text repeats
   itself, the stream is closed and what came is kept, cut where the repetition began, as an
   incomplete answer with a note, so its tool calls do not run and the turn reports incomplete.
-- An answer stopped by the person while it streams keeps its text: :func:`ask_model` hands it to
-  ``stopped`` (stop reason ``aborted``) to be stored like any answer; thinking and tool calls it
-  had begun are dropped, and nothing is kept when no text came.
+- An answer stopped by the person while it streams keeps its text (and the finished thinking before
+  it): :func:`ask_model` hands it to ``stopped`` (stop reason ``aborted``) to be stored like any
+  answer; thinking cut short and tool calls it had begun are dropped, and nothing is kept when no
+  text came.
 - :func:`request_messages` adds a loop reminder to the next request only; it is never stored.
 - :func:`check_call` mends a tool call or says why it cannot run; :func:`with_repair_note` tells
   the model what was mended, in one line before the tool's output.
@@ -190,15 +191,23 @@ def _close(events: EventSink, tracker: PartTracker, model_name: str, stop: StopR
 
 
 def _stopped_text(partial: Message) -> Message | None:
-    """What an answer stopped mid-stream keeps: its text parts, or None when no text came.
+    """What an answer stopped mid-stream keeps: its text, with the thinking before that text; None
+    when no text came.
 
-    Thinking may be unfinished (its signature missing) and tool calls never ran, so neither
-    could be sent back; an empty assistant message may not be sent at all.
+    A part ends when the next one starts, so thinking followed by text is whole (signed, where the
+    protocol signs it) and goes back as a finished answer's would; thinking after the last text may
+    be cut short, and tool calls never ran: neither is kept. An empty answer may not be sent back.
     """
-    texts = tuple(part for part in partial.parts if isinstance(part, TextPart) and part.text.strip())
-    if not texts:
+    kept = [
+        part
+        for part in partial.parts
+        if isinstance(part, ThinkingPart) or (isinstance(part, TextPart) and part.text.strip())
+    ]
+    while kept and not isinstance(kept[-1], TextPart):
+        kept.pop()
+    if not kept:
         return None
-    update = {"parts": texts, "stop_reason": StopReason.ABORTED, "error": ABORTED_NOTE}
+    update = {"parts": tuple(kept), "stop_reason": StopReason.ABORTED, "error": ABORTED_NOTE}
     return partial.model_copy(update=update)
 
 

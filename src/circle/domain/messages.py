@@ -31,9 +31,9 @@ class StopReason(StrEnum):
     EMPTY = "empty"
     INCOMPLETE = "incomplete"
     ABORTED = "aborted"
-    """Stopped by the person while it streamed: the text already shown is stored with this reason
-    and sent back as the assistant's message; unfinished thinking and tool calls are dropped, and
-    nothing is stored when no text came."""
+    """Stopped by the person while it streamed: the text already shown (with the finished thinking
+    before it) is stored with this reason and sent back as the assistant's message; thinking cut
+    short and tool calls are dropped, and nothing is stored when no text came."""
     ERROR = "error"
     """The request failed while it streamed (never stored: the partial answer is dropped)."""
 
