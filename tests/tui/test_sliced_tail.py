@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual import events
+
 from circle.domain.messages import Message, TextPart
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.main import MainScreen
@@ -48,6 +50,18 @@ def _shows(app: CircleApp, text: str) -> bool:
     return any(text in line for line in screen_lines(app))
 
 
+def _record_frames(app: CircleApp, screen: MainScreen, line: str) -> list[int]:
+    """From now on, how many answers each frame drawn with ``line`` on screen shows."""
+    frames: list[int] = []
+
+    def painted(_: object) -> None:
+        if not app._batch_count and _shows(app, line):
+            frames.append(_answers(screen))
+
+    screen.screen_layout_refresh_signal.subscribe(screen, painted)
+    return frames
+
+
 async def _at_end_with_all(pilot: object, app: CircleApp, screen: MainScreen, answers: int) -> None:
     view = screen.conversation
     await until(pilot, lambda: _answers(screen) == answers)
@@ -63,9 +77,10 @@ async def test_a_key_typed_while_a_resumed_tail_draws_is_handled_before_it_has_d
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.host is not None and _shows(app, LAST))
         screen = main_screen(app)
-        await pilot.press("k")
-        assert screen.composer.text == "k"
-        assert _answers(screen) < _tail_answers(messages)  # the rows above still being drawn
+        drawn = _answers(screen)
+        app.post_message(events.Key("k", "k"))
+        assert drawn < _tail_answers(messages)  # the last message shows before the rows above it
+        await until(pilot, lambda: screen.composer.text == "k")
         await _at_end_with_all(pilot, app, screen, _tail_answers(messages))
         assert _shows(app, LAST) and screen.composer.text == "k"
 
@@ -79,13 +94,14 @@ async def test_undo_and_redo_draw_in_slices_and_end_at_the_end(
         await until(pilot, lambda: app.host is not None and _shows(app, LAST))
         screen = main_screen(app)
         await _at_end_with_all(pilot, app, screen, _tail_answers(messages))
+        frames = _record_frames(app, screen, "Undone 'question 59'")
         await send(pilot, screen, "/undo")
-        await until(pilot, lambda: _shows(app, "Undone 'question 59'"))
-        await pilot.press("u")
-        assert screen.composer.text == "u"
+        await until(pilot, lambda: bool(frames))
+        app.post_message(events.Key("u", "u"))
+        await until(pilot, lambda: screen.composer.text == "u")
         undone = messages[:-3]
-        assert _answers(screen) < _tail_answers(undone)
         await _at_end_with_all(pilot, app, screen, _tail_answers(undone))
+        assert frames[0] < _tail_answers(undone) == frames[-1]  # the end first, the rows above after
         assert _shows(app, "end of answer 58") and _shows(app, "Undone 'question 59'")
         await pilot.press("backspace")
         await send(pilot, screen, "/redo")
