@@ -52,7 +52,7 @@ def test_print_mode_prints_the_text_it_kept_when_stopped(cli: Circle) -> None:
     deadline = time.monotonic() + 20
     while not cli.gateway.requests and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(2)  # the two pieces before the pause are read
+    time.sleep(3)  # the two pieces before the pause are read (the pause lasts 30 s)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130 and err.strip().endswith("circle: interrupted")
