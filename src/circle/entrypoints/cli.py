@@ -91,7 +91,10 @@ def _exit_now(code: int | str | None) -> None:
     and freeing thousands of SDK objects one by one costs a quarter of a second."""
     import logging
     import os
+    import signal
 
+    # the outcome is settled: a ctrl+c from here on must not end it with a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if isinstance(code, str):
         sys.stderr.write(code + "\n")
         code = 1
