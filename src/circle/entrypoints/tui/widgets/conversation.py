@@ -294,9 +294,7 @@ class ConversationView(VerticalScroll):
         if top is None:  # the rows were taken away meanwhile
             self._slices = []
             return
-        if not self.following:
-            self._pin(top)
-        self.mount_all(rows, before=top)
+        self.mount_all(rows, before=top)  # a view scrolled up keeps its distance from the end
         self.call_after_refresh(self._next_slice)
 
     async def redraw(self, messages: list[Message], *, unread: int = 0) -> None:
