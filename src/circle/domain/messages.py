@@ -210,6 +210,16 @@ class Message(_Frozen):
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
 
     @property
+    def typed(self) -> str:
+        """What a person's message says as they sent it (their row shows it; /fork gives it back):
+        the text typed, without the notices and files that went to the model with it; any other
+        message's :attr:`text`."""
+        shown = self.shown
+        if self.role == "user" and shown is not None and shown.source == "person" and shown.typed:
+            return shown.typed
+        return self.text
+
+    @property
     def tool_calls(self) -> tuple[ToolCallPart, ...]:
         return tuple(p for p in self.parts if isinstance(p, ToolCallPart))
 

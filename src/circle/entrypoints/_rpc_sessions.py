@@ -68,7 +68,7 @@ def _from_person(message: Message) -> bool:
 async def get_fork_messages(server: RpcServer, command: Command) -> JsonValue:
     """The person's messages, each with its checkpoint id to fork from."""
     found: list[JsonValue] = [
-        {"entryId": c.id, "text": c.message.text} for c in await _person_messages(server)
+        {"entryId": c.id, "text": c.message.typed} for c in await _person_messages(server)
     ]
     return {"messages": found}
 
@@ -86,7 +86,7 @@ async def fork(server: RpcServer, command: Command) -> JsonValue:
         await server.switch_to(runtime.new_session())
     else:
         await server.switch_to(runtime.fork_session(session_id, at_checkpoint=found.parent_id))
-    return {"text": found.message.text, "cancelled": False, "sessionId": server.session.session_id}
+    return {"text": found.message.typed, "cancelled": False, "sessionId": server.session.session_id}
 
 
 async def clone(server: RpcServer, command: Command) -> JsonValue:

@@ -37,7 +37,7 @@ async def go_on_from(host: Host, checkpoint_id: str) -> tuple[str, str]:
     picked = next((c for c in await store.checkpoints(session_id) if c.id == checkpoint_id), None)
     again = ""
     if picked is not None and picked.message.role == "user" and picked.parent_id is not None:
-        checkpoint_id, again = picked.parent_id, picked.message.text
+        checkpoint_id, again = picked.parent_id, picked.message.typed
     session = await host.runtime.open_session(session_id, at_checkpoint=checkpoint_id)
     await host.switch_to(session)
     where = "before your message" if again else "here"

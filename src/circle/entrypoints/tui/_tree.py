@@ -29,10 +29,7 @@ def who(message: Message) -> str:
 def said(message: Message) -> str:
     """What ``message`` says in a list: a person's message as they typed it (chips and folded
     pastes, not the attached files' contents)."""
-    shown = message.shown
-    if message.role == "user" and shown is not None and shown.source == "person" and shown.typed:
-        return shown.typed
-    return message.text
+    return message.typed
 
 
 @dataclass(frozen=True, slots=True)

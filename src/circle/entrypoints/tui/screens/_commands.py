@@ -173,10 +173,10 @@ class SlashCommands:
             await self.host.fork(chosen)
         elif picked.parent_id is None:
             await self.host.new_session()
-            again = picked.message.text
+            again = picked.message.typed
         else:
             await self.host.fork(picked.parent_id)
-            again = picked.message.text
+            again = picked.message.typed
         await self._reset_view()
         self.say(f"Forked {source} into {self.host.session.session_id}")
         if again:
