@@ -26,6 +26,7 @@ from circle.entrypoints.tui._early_keys import EarlyKeys
 from circle.entrypoints.tui._hangup import TerminalClosed
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._screen_diff import ScreenDiff
+from circle.entrypoints.tui.widgets.stale_keys import type_at_read
 
 if TYPE_CHECKING:
     from circle.application.ports.approver import ApprovalRequest
@@ -108,6 +109,8 @@ class CircleApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if not self.early.released and self._starting() and self.early.hold(event):
             return
+        if isinstance(event, events.Key) and self.screen_stack and type_at_read(self.screen, event):
+            return  # in the box at once: the keys read behind it follow it there, in order
         await super().on_event(event)
 
     def _starting(self) -> bool:

@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from circle.entrypoints.tui.widgets.stale_keys import pass_on
+
 
 class PickerScreen(ModalScreen[str | None]):
     """Shows ``items`` (id, label); enter picks the highlighted one, esc picks none. The item whose
@@ -108,6 +110,8 @@ class TextScreen(ModalScreen[None]):
             yield Static("esc closes", id="picker-keys")
 
     def on_key(self, event: events.Key) -> None:
+        if pass_on(self, event):  # typed as it closed: the key is for the screen below
+            return
         if event.key in ("escape", "q", "enter"):
             event.stop()
             self.dismiss(None)

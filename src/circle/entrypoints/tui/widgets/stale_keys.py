@@ -6,7 +6,11 @@ left goes on to the widget focused now (:func:`pass_on`), and a row or the conve
 of their own, nor the parts inside them the focus can reach) hand a printable key to the screen at
 once (:func:`type_outside`; the screen is
 :class:`TakesTyping`: it focuses the input box and types the key): no key is lost, and enter is
-not taken by a row the cursor already left.
+not taken by a row the cursor already left. The app does the same as it reads each key
+(:func:`type_at_read`): a printable key read while the focus is on a part with no text goes into
+the input box then, so the keys read behind it are forwarded to the box, in the order typed. A key
+that reached a screen closed since (a record or picker left with esc, the keys typed behind it)
+goes to the screen on top now.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from textual import events
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
@@ -28,17 +33,31 @@ class TakesTyping(Protocol):
         ...
 
 
+def type_at_read(screen: Screen[object], event: events.Event) -> bool:
+    """A printable key read while ``screen``'s focus is on no text field goes into its input box
+    at once (the focus moves there before the next key is read); True when it went."""
+    if not (isinstance(event, events.Key) and event.is_printable and event.character):
+        return False
+    if isinstance(screen.focused, (Input, TextArea)):
+        return False
+    return isinstance(screen, TakesTyping) and screen.take_typed(event)
+
+
 def pass_on(widget: Widget, event: events.Key) -> bool:
-    """Send a key that reached ``widget`` after the focus left it to the widget focused now; True
-    when it was sent (and stopped here)."""
+    """Send a key that reached ``widget`` after the focus left it to the widget focused now (on
+    the screen on top now, when ``widget``'s was closed); True when it was sent (and stopped
+    here)."""
     if not widget.is_attached:
         return False
-    focused = widget.screen.focused
-    if focused is None or widget in focused.ancestors_with_self:
+    top = widget.app.screen
+    focused = top.focused
+    if widget.screen is top and (focused is None or widget in focused.ancestors_with_self):
         return False  # focused here, or the key bubbles up from the focused widget inside
     event.stop()
     event.prevent_default()
-    focused.post_message(events.Key(event.key, event.character))
+    if widget.screen is not top and type_at_read(top, event):
+        return True
+    (focused or top).post_message(events.Key(event.key, event.character))
     return True
 
 
@@ -57,4 +76,4 @@ def type_outside(widget: Widget, event: events.Key) -> bool:
     return isinstance(screen, TakesTyping) and screen.take_typed(event)
 
 
-__all__ = ["TakesTyping", "pass_on", "type_outside"]
+__all__ = ["TakesTyping", "pass_on", "type_at_read", "type_outside"]
