@@ -108,20 +108,3 @@ async def test_undo_and_redo_draw_in_slices_and_end_at_the_end(
         await until(pilot, lambda: _shows(app, "Redone 'question 59'"))
         await _at_end_with_all(pilot, app, screen, _tail_answers(messages))
         assert _shows(app, LAST) and _shows(app, "Redone 'question 59'")
-
-
-async def test_a_view_scrolled_up_while_the_rows_above_draw_keeps_the_line_read(
-    make_app: Callable[..., CircleApp], backend: FakeBackend
-) -> None:
-    session, messages = await _stored(backend)
-    app = make_app(session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None and _shows(app, LAST))
-        screen = main_screen(app)
-        view = screen.conversation
-        await pilot.press("pageup")
-        await until(pilot, lambda: not view.following and not _shows(app, LAST))
-        read = next(line for line in screen_lines(app)[:3] if "item" in line)
-        await until(pilot, lambda: _answers(screen) == _tail_answers(messages))
-        await pilot.pause()
-        assert read in screen_lines(app)[:3] and not view.following

@@ -281,20 +281,25 @@ class ConversationView(VerticalScroll):
         return mounted
 
     def _next_slice(self) -> None:
-        """Draw the next slice of the stored tail above the rows shown; after the last, the earlier
-        messages if the view is at the top or not filled."""
+        """The next slice of the stored tail above the rows shown; after it, the earlier messages."""
         if not self._slices:
             if self.earlier is not None and self.scroll_y <= 0:  # scrolled up to the top meanwhile
                 self._draw_earlier()
             if self.earlier is not None:
                 self._fill()
             return
-        rows = self._slices.pop(0)
         top = next((row for row in self.children if row is not self.earlier), None)
         if top is None:  # the rows were taken away meanwhile
             self._slices = []
             return
-        self.mount_all(rows, before=top)  # a view scrolled up keeps its distance from the end
+        if not top.virtual_region.height:  # the slice before is not laid out yet: its place unknown
+            self.call_after_refresh(self._next_slice)
+            return
+        rows = self._slices.pop(0)
+        if not self.following:  # scrolled up: the row at the view's top stays as they go in above
+            shown = (row for row in self.children if row.virtual_region.bottom > self.scroll_y)
+            self._pin(next((row for row in shown if row is not self.earlier), None))
+        self.mount_all(rows, before=top)
         self.call_after_refresh(self._next_slice)
 
     async def redraw(self, messages: list[Message], *, unread: int = 0) -> None:
@@ -344,9 +349,9 @@ class ConversationView(VerticalScroll):
                 self._draw_earlier()
             self.call_after_refresh(self._fill)
 
-    def _pin(self, read: Widget) -> None:
+    def _pin(self, read: Widget | None) -> None:
         """Hold ``read`` where it is in the view while rows are drawn above it."""
-        if self.max_scroll_y > 0:
+        if read is not None and self.max_scroll_y > 0:
             self._pinned, self._pinned_y = (read, read.virtual_region.y - self.scroll_y), self.scroll_y
             self.set_timer(PIN_S, self._unpin)
 
