@@ -20,7 +20,7 @@ from circle.application.skills import find_skills
 from circle.application.subagents import SubagentRun, Subagents
 from circle.domain.checkpoints import Checkpoint
 from circle.domain.errors import CircleError, ConfigError
-from circle.domain.messages import Message, Usage
+from circle.domain.messages import Usage
 from circle.domain.todos import Todo, current_todos
 from circle.entrypoints.tui import _format
 from circle.entrypoints.tui._backend import Backend
@@ -152,15 +152,10 @@ class Host:
         """Open ``session_id`` with what its screen shows read (see :meth:`read_rest`)."""
         await self.switch_to(await self.runtime.open_session(session_id, tail=TAIL))
 
-    async def read_rest(self) -> list[Message]:
-        """Read the messages the open session was opened without (a long one opens by its tail)
-        and count its totals with them; those messages, oldest first (none when it had all)."""
-        conversation = self.session.conversation
-        unread = conversation.earlier
-        await conversation.load()
-        if unread and conversation is self.session.conversation:
-            self.count_history()
-        return conversation.messages[:unread]
+    async def read_rest(self) -> None:
+        """Read the messages the open session was opened without (a long one opens by its tail);
+        what waits for them is told then (``conversation.on_loaded``)."""
+        await self.session.conversation.load()
 
     async def checkpoints(self) -> list[Checkpoint]:
         return await self.session.conversation.history()

@@ -31,26 +31,41 @@ def show_session(screen: MainScreen) -> None:
 
 
 def read_rest_later(screen: MainScreen) -> None:
-    """:func:`read_rest` once the tail just drawn has had its frames (none to read: nothing)."""
+    """:func:`read_rest` once the tail just drawn has had its frames (none to read: nothing).
+    Whichever reads the rest first (this, a message's turn, /undo, a compaction), the view is told
+    of the earlier messages then (:func:`_told_when_read`)."""
     if not screen.host.session.conversation.complete:  # a parse alongside would hold them back
+        _told_when_read(screen)
         screen.set_timer(READ_AFTER_S, lambda: read_rest(screen))
+
+
+def _told_when_read(screen: MainScreen) -> None:
+    """Once the open session reads the messages it was opened without, they wait above the rows
+    shown, and the footer and plan count them."""
+    conversation = screen.host.session.conversation
+    unread = conversation.earlier
+
+    async def told() -> None:
+        if screen.host.session.conversation is not conversation:
+            return  # another session was opened meanwhile: it draws its own
+        screen.host.count_history()
+        waiting = screen.conversation.earlier
+        if waiting is not None and waiting.unread:  # not redrawn with them meanwhile
+            screen.conversation.read_earlier(conversation.messages[:unread])
+        screen.refresh_footer()
+        screen.plan.set(screen.host.todos(), plan_mode=screen.host.plan_mode)
+
+    conversation.on_loaded(told)
 
 
 def read_rest(screen: MainScreen) -> None:
     """Read the messages the open session was opened without, on a worker (see the module)."""
-    conversation = screen.host.session.conversation
 
     async def read() -> None:
         try:
-            earlier = await screen.host.read_rest()
+            await screen.host.read_rest()
         except CircleError as exc:
             screen.conversation.notice(f"The earlier messages could not be read: {exc.message}", kind="error")
-            return
-        if screen.host.session.conversation is not conversation:
-            return  # another session was opened meanwhile: it draws its own
-        screen.conversation.read_earlier(earlier)
-        screen.refresh_footer()
-        screen.plan.set(screen.host.todos(), plan_mode=screen.host.plan_mode)
 
     screen.run_worker(read(), group="rest")
 
