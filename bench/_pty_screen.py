@@ -54,6 +54,8 @@ class PtyScreen:
         """Synchronized frames seen (``ESC[?2026h``)."""
         self.closed = False
         self.max_rss_kib = 0
+        self.log: list[bytes] | None = None
+        """When a list, every chunk the program wrote is kept in it."""
 
     def text(self) -> str:
         return "\n".join(self.screen.display)
@@ -73,6 +75,8 @@ class PtyScreen:
             self.closed = True
             return None
         self.bytes += len(chunk)
+        if self.log is not None:
+            self.log.append(chunk)
         self.frames += chunk.count(SYNC_ON)
         if b"\x1b[6n" in chunk:
             os.write(self.fd, b"\x1b[1;1R")

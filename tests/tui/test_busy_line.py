@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.visual import VisualType
+
+from circle.application.events import MessageUpdated, TurnStarted
 from circle.domain.messages import Usage
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.conversation import TurnLine
+from circle.entrypoints.tui.widgets.status import SPIN_PER_S, TICK_S, BusyLine
 from circle.testing import Call, FakeProcessRunner, Hang, answer
 
 from .conftest import SIZE, FakeBackend, FixedClock, main_screen, send, until
@@ -104,3 +108,30 @@ async def test_a_streamed_delta_leaves_the_busy_line_to_its_tick_and_a_new_activ
         await until(pilot, lambda: "↓ 1.0k tokens" in str(busy.content))  # the tick draws it
         busy.show("Thinking…")
         assert "Thinking…" in str(busy.content)
+
+
+class _CountedBusyLine(BusyLine):
+    """The busy line, keeping each text it would draw."""
+
+    def __init__(self, clock: FixedClock) -> None:
+        super().__init__(clock=clock)
+        self.drawn: list[str] = []
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        self.drawn.append(str(content))  # not drawn: no app runs
+
+
+def test_the_busy_line_draws_only_when_what_it_shows_changes(clock: FixedClock) -> None:
+    busy = _CountedBusyLine(clock)
+    busy.show("Answering…")
+    busy.count(TurnStarted(session_id="s", message="hi"))
+    for _ in range(20):  # two seconds of ticks while an answer streams
+        clock.now += TICK_S
+        busy.count(MessageUpdated(kind="text", delta="x", content_index=0))
+        busy._tick()
+    assert busy.drawn == [
+        text for index, text in enumerate(busy.drawn) if busy.drawn[index - 1 : index] != [text]
+    ]
+    spins = 2 * SPIN_PER_S
+    assert len(busy.drawn) <= 1 + spins + 2  # the spinner's steps, the seconds shown, "↓ 5 tokens"
+    assert "· 2s · ↓ 5 tokens" in busy.drawn[-1]

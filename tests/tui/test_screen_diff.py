@@ -3,9 +3,12 @@ screen fed Textual's own frames of a streaming conversation, and one fed the fil
 
 from __future__ import annotations
 
+import re
+
 import pyte
 
 from circle.entrypoints.tui._screen_diff import ScreenDiff
+from circle.entrypoints.tui._sgr import fewer_styles
 
 COLUMNS, ROWS = 40, 12
 
@@ -133,7 +136,11 @@ def test_a_span_with_a_link_or_wide_characters_is_written_whole() -> None:
         diff.write(first)
         out = diff.write(second)
         assert out.startswith(second[: second.index("H") + 1])
-        assert second[second.index("H") + 1 : second.rindex("\x1b[1;1H")] in out
+        assert _plain(second[second.index("H") + 1 : second.rindex("\x1b[1;1H")]) in _plain(out)
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;:]*m|\x1b\]8;[^\x1b]*\x1b\\", "", text)
 
 
 def test_a_frame_that_changes_nothing_writes_nothing_and_a_moved_cursor_is_still_written() -> None:
@@ -144,3 +151,44 @@ def test_a_frame_that_changes_nothing_writes_nothing_and_a_moved_cursor_is_still
     assert diff.write(frame(shown, cursor=(3, 5))) == "\x1b[6;4H"
     diff.write("\x1b[?25h")  # anything else written: where the cursor is is no longer known
     assert diff.write(frame(shown, cursor=(3, 5))) == "\x1b[6;4H"
+
+
+def styled_line(y: int, segments: list[tuple[str, str]]) -> str:
+    """A row as Textual writes one: each segment styled on its own and reset after."""
+    return f"\x1b[{y + 1};1H" + "".join(f"{style}{text}\x1b[0m" for style, text in segments)
+
+
+DIM, BOLD, CODE = "\x1b[2;38;5;253;48;5;233m", "\x1b[1;38;5;253;48;5;233m", "\x1b[38;5;81;48;5;235m"
+
+
+def test_a_changed_line_writes_its_changed_cells_with_their_style_and_each_style_once() -> None:
+    rows = [
+        [(BOLD, "| name "), (BOLD, "| what "), (DIM, "| count |".ljust(COLUMNS - 14))],
+        [(CODE, "def step(v): "), (CODE, "return v * 2"), (DIM, "".ljust(COLUMNS - 25))],
+        [(DIM, "⠋ Answering… "), (DIM, "· 1s · "), (DIM, "↓ 5 tokens".ljust(COLUMNS - 20))],
+        [(DIM, "emoji 🙂 and "), (BOLD, "日本語"), (DIM, " wide".ljust(COLUMNS - 19))],
+    ]
+    changed = [
+        [(BOLD, "| name "), (BOLD, "| what "), (DIM, "| total |".ljust(COLUMNS - 14))],
+        [(CODE, "def step(v): "), (BOLD, "return v * 3"), (DIM, "".ljust(COLUMNS - 25))],
+        [(DIM, "⠙ Answering… "), (DIM, "· 2s · "), (DIM, "↓ 6 tokens".ljust(COLUMNS - 20))],
+        [(DIM, "emoji 🙃 and "), (BOLD, "日本人"), (DIM, " wide".ljust(COLUMNS - 19))],
+    ]
+    cursor = f"\x1b[{ROWS};3H"
+    first = "\r\n".join(styled_line(y, row) for y, row in enumerate(rows)) + cursor
+    second = "\r\n".join(styled_line(y, row) for y, row in enumerate(changed)) + cursor
+    _, _, sent, written, outs = screens([first, second, first])  # each read back as a full redraw
+    for out in outs[1:]:
+        assert "| name" not in out and "def step" not in out and "Answering" not in out
+        assert out.count(DIM) <= 3  # once a changed span, not once a segment
+    assert written < sent
+
+
+def test_styles_are_written_once_where_segments_repeat_them() -> None:
+    line = styled_line(0, [(DIM, "one "), (DIM, "two "), (DIM, "three")]) + "\x1b[3;1H"
+    out = fewer_styles(line)
+    assert out.count(DIM) == 1 and _plain(out) == "\x1b[1;1Hone two three\x1b[3;1H"
+    screen, fewer = pyte.Screen(COLUMNS, ROWS), pyte.Screen(COLUMNS, ROWS)
+    pyte.Stream(screen).feed(line)
+    pyte.Stream(fewer).feed(out)
+    assert fewer.buffer == screen.buffer

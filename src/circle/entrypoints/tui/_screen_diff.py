@@ -15,6 +15,8 @@ from collections import Counter
 
 from rich.cells import cell_len
 
+from circle.entrypoints.tui._sgr import fewer_styles
+
 _MOVE = re.compile(r"\x1b\[(\d+);(\d+)H")
 _STYLE = re.compile(r"\x1b\[[0-9;:]*m|\x1b\]8;[^\x1b\x07]*(?:\x1b\\|\x07)")
 _SGR_SPLIT = re.compile(r"(\x1b\[[0-9;:]*m)")
@@ -60,7 +62,7 @@ class ScreenDiff:
             out, self.rows = scrolled
         else:
             out, self.rows = plain
-        return self._moved(out, spans[-1])
+        return fewer_styles(self._moved(out, spans[-1]))
 
     def _moved(self, out: str, last: tuple[int, Span]) -> str:
         """``out``, or nothing when all it does is put the cursor back where it already is (a

@@ -19,6 +19,10 @@ from circle.domain.todos import Todo
 from circle.entrypoints.tui._format import duration, tokens
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SPIN_PER_S = 5
+"""The spinner's steps a second: each costs a write of its glyph to the terminal."""
+TICK_S = 0.1
+"""How often the busy line looks whether what it shows changed (the spinner, the seconds)."""
 TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 _MORE_LINES = re.compile(r"  \(\+\d+ more lines?\)$")
 CANCEL_HINT = " · esc cancels"
@@ -58,9 +62,10 @@ class BusyLine(Static):
         self.streamed = 0
         """Characters streamed since the last finished answer (about four a token)."""
         self._retry: tuple[RetryScheduled, float] | None = None
+        self._shown: Text | None = None
 
     def on_mount(self) -> None:
-        self.set_interval(0.1, self._tick)
+        self.set_interval(TICK_S, self._tick)
 
     def show(self, activity: str, *, retry: str = "") -> None:
         """Say what runs now; a retry being waited on ends once something else happens.
@@ -82,6 +87,7 @@ class BusyLine(Static):
         self.started = None
         self.tokens_done = self.streamed = 0
         self.display = False
+        self._shown = None
 
     def count(self, event: object) -> None:
         """Keep the tokens so far, and the retry's countdown, from one agent event."""
@@ -105,8 +111,10 @@ class BusyLine(Static):
         return self.tokens_done + self.streamed // CHARS_PER_TOKEN
 
     def _tick(self) -> None:
+        """Step the spinner at :data:`SPIN_PER_S` and draw, only when what shows changes: a tick
+        that changes nothing writes nothing to the terminal."""
         if self.display:
-            self.frame = (self.frame + 1) % len(SPINNER)
+            self.frame = int(self.clock() * SPIN_PER_S) % len(SPINNER)
             self._draw()
 
     def _draw(self) -> None:
@@ -134,7 +142,9 @@ class BusyLine(Static):
         if self.retry:
             text.append(f" · {escape_for_display(self.retry, newlines=False)}", style="yellow")
         text.append(CANCEL_HINT + hint, style="dim")
-        self.update(text)
+        if text != self._shown:
+            self._shown = text
+            self.update(text)
 
 
 def elapsed(seconds: float) -> str:
@@ -220,10 +230,8 @@ class Strip(Static, can_focus=True):
         text.rstrip()
         self.update(text)
 
-    def on_focus(self) -> None:
-        self._draw()
-
-    def on_blur(self) -> None:
+    def watch_has_focus(self) -> None:
+        """Drawn once the focus moved (on_focus runs before Textual sets ``has_focus``)."""
         self._draw()
 
     def on_key(self, event: events.Key) -> None:
