@@ -98,3 +98,18 @@ async def test_a_burst_typed_as_a_record_closes_reaches_the_input_box(
         typed(app, "after record")
         await until(pilot, lambda: screen.composer.text == "after record", within=3)
         assert screen.composer.has_focus
+
+
+async def test_the_strip_marks_its_row_while_it_has_the_focus_and_not_after(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    with_a_job(backend)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = await job_in_the_strip(app, pilot, backend)
+        await pilot.press("down")
+        await until(pilot, lambda: str(screen.strip.content).startswith("❯ ⚙ job-1"))
+        typed(app, "ok")
+        await until(pilot, shows(screen, "ok"), within=3)
+        await until(pilot, lambda: str(screen.strip.content).startswith("  ⚙ job-1"))

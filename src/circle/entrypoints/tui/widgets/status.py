@@ -230,8 +230,9 @@ class Strip(Static, can_focus=True):
         text.rstrip()
         self.update(text)
 
-    def watch_has_focus(self) -> None:
+    def watch_has_focus(self, _has_focus: bool) -> None:
         """Drawn once the focus moved (on_focus runs before Textual sets ``has_focus``)."""
+        super().watch_has_focus(_has_focus)
         self._draw()
 
     def on_key(self, event: events.Key) -> None:
