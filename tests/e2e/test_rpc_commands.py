@@ -257,3 +257,16 @@ def test_abort_stops_a_manual_compaction_and_changes_nothing(cli: Circle) -> Non
         assert (state["isCompacting"], state["messageCount"]) == (False, before)
     finally:
         rpc.kill()
+
+
+def test_fork_gives_back_the_persons_text_without_the_command_output_sent_with_it(
+    cli: Circle, rpc: RpcProcess
+) -> None:
+    rpc.request("bash", command="echo from-the-person")
+    cli.gateway.enqueue(chat_text("Seen."))
+    _settle(rpc, "what did it print?")
+    sent = cli.gateway.requests[-1].json()["messages"]
+    assert "from-the-person" in [m["content"] for m in sent if m["role"] == "user"][-1]  # the model read it
+    listed = rpc.request("get_fork_messages")["data"]["messages"]
+    assert [m["text"] for m in listed] == ["what did it print?"]
+    assert rpc.request("fork", entryId=listed[0]["entryId"])["data"]["text"] == "what did it print?"
