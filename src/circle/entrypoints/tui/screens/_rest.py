@@ -4,7 +4,8 @@ The first frames show the last turns and take keys; once they are drawn (:data:`
 worker reads the messages the session was opened without (the model needs them all with the next
 message, and the conversation draws them on scroll-up), then the plan shows the session's todos.
 The footer counts the whole session from the first frame (the store sums what the unread answers
-used). A message sent sooner reads them itself first (the turn does), so it is not delayed by more.
+used). A message sent sooner reads them itself first (the turn does), so it is not delayed by more; whichever
+reads them, the conversation is told then and draws them on scroll-up.
 """
 
 from __future__ import annotations
