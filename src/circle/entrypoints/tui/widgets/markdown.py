@@ -35,6 +35,13 @@ from circle.entrypoints.tui.widgets.md_inline import chat_parser, table_cells
 from circle.entrypoints.tui.widgets.md_lines import Drawing, Styles
 
 
+def held_row(markdown: str) -> str:
+    """``markdown`` without a table row it is still streaming: the row shows once its line ends,
+    so a table lays out its columns again once a row rather than once a delta."""
+    start = markdown.rfind("\n") + 1
+    return markdown[:start] if markdown[start:].lstrip().startswith("|") else markdown
+
+
 class ChatMarkdown(Static):
     """Markdown drawn for the conversation and the cards (see the module's docstring)."""
 
@@ -109,6 +116,8 @@ class ChatMarkdown(Static):
     def show(self, markdown: str, *, growing: bool = False) -> None:
         """Show ``markdown`` instead (drawn at the next layout); ``growing``: it is the text
         shown with more at its end (only its last block is parsed again)."""
+        if growing:
+            markdown = held_row(markdown)
         if markdown == self._given and (growing or not self._growing):
             return
         if growing and markdown.startswith(self._given):  # escaping goes character by character
@@ -204,4 +213,4 @@ class ChatMarkdown(Static):
         )
 
 
-__all__ = ["ChatMarkdown", "chat_parser", "table_cells"]
+__all__ = ["ChatMarkdown", "chat_parser", "held_row", "table_cells"]
