@@ -65,7 +65,7 @@ async def test_deny_keeps_the_command_from_running(
         await pilot.press("escape")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert ran(runner) == []
-        assert "the person denied it" in texts(screen)
+        assert "$ rm -r build\ndenied" in texts(screen)  # the model is told "the person denied it"
 
 
 async def test_allow_for_this_session_asks_no_more_for_that_command(

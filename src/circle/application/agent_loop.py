@@ -377,6 +377,7 @@ class AgentLoop:
                 result=output.text,
                 is_error=output.is_error,
                 diff=diff,
+                shown=output.shown,
             )
         )
         part = ToolResultPart(
@@ -385,6 +386,7 @@ class AgentLoop:
             content=(TextPart(text=output.text), *output.attachments),
             is_error=output.is_error,
             diff=diff,
+            shown=output.shown,
         )
         return Message(role="tool", parts=(part,))
 
@@ -420,7 +422,10 @@ class AgentLoop:
             )
             if said:
                 output = replace(output, text=f"{output.text}\n\n[PostToolUse hook] {said}")
-        output = replace(output, text=self.context.secrets.mask(output.text))
+        mask = self.context.secrets.mask
+        output = replace(
+            output, text=mask(output.text), shown=None if output.shown is None else mask(output.shown)
+        )
         kept = await self._keep_large(output, call.id)
         if waits:
             await self._mark(session_id, call.id, finished=kept)
@@ -502,7 +507,8 @@ class AgentLoop:
             )
             decision = await context.approver.decide(request)
             if not decision.allowed:
-                return ToolOutput(f"{name} was not approved: {decision.reason}", is_error=True)
+                text = f"{name} was not approved: {decision.reason}"
+                return ToolOutput(text, is_error=True, shown=decision.shown or None)
             raise_if_changed(decision, arguments)
         if verdict.decision in ("allow", "ask"):
             return replace(context, hook_allowed=True)

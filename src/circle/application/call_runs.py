@@ -125,7 +125,7 @@ class CallRun:
         try:
             return await self.tool.invoke(self.secrets.expand(arguments), context)
         except ToolError as exc:
-            return ToolOutput(exc.message, is_error=True)
+            return ToolOutput(exc.message, is_error=True, shown=exc.shown)
         except (asyncio.CancelledError, ArgumentsChanged):
             raise
         except Exception as exc:

@@ -91,6 +91,8 @@ class ToolExecutionEnded:
     is_error: bool
     diff: str | None = None
     """The unified diff a file tool's change made (secrets masked), for display."""
+    shown: str | None = None
+    """What a person reads in place of ``result`` (see :attr:`ToolResultPart.shown`)."""
     aborted: bool = False
     """The call was stopped before it finished (the turn was cancelled): its result says it was
     interrupted and ``is_error`` is set, but nothing failed."""

@@ -125,9 +125,18 @@ class ProviderProtocolError(ModelError):
 
 
 class ToolError(CircleError):
-    """A tool could not do what was asked; the message is returned to the model."""
+    """A tool could not do what was asked; the message is returned to the model.
+
+    Args:
+        message: What the model is told.
+        shown: What a person reads on the call's row instead (None: the message).
+    """
 
     code = "tool-error"
+
+    def __init__(self, message: str, *, shown: str | None = None) -> None:
+        super().__init__(message)
+        self.shown = shown
 
 
 class ApprovalDeniedError(ToolError):

@@ -122,6 +122,9 @@ class ToolResultPart(_Frozen):
     diff: str | None = None
     """The unified diff a file tool's change made, for display only (never sent to the model): a
     redrawn conversation shows it, since the file as it was is gone by then."""
+    shown: str | None = None
+    """What a person reads on the call's row in place of the text written for the model (denied;
+    moved to the background), for display only; None: the text itself."""
 
     @property
     def text(self) -> str:

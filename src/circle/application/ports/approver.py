@@ -70,12 +70,15 @@ class ApprovalDecision:
             changed call is checked against the tool's schema, then runs from the start as one the
             model made: its hooks, the tool's own refusals, the deny rules and the mode judge it
             again, and where the policy would ask it asks about the changed call.
+        shown: What a person reads on the refused call's row (empty: the reason, as the model
+            reads it).
     """
 
     allowed: bool
     reason: str = ""
     remember: bool = False
     arguments: Mapping[str, JsonValue] | None = field(default=None, hash=False)
+    shown: str = ""
 
 
 class Approver(Protocol):

@@ -61,6 +61,8 @@ class ToolOutput:
     diff: str | None = None
     """The unified diff a file change made, kept with the result for display (see
     :attr:`circle.domain.messages.ToolResultPart.diff`)."""
+    shown: str | None = None
+    """What a person reads in place of ``text`` (see :attr:`circle.domain.messages.ToolResultPart.shown`)."""
 
 
 PathUse = Literal["read", "write"]
@@ -301,7 +303,7 @@ class ToolContext:
         )
         if not decision.allowed:
             reason = f": {decision.reason}" if decision.reason else ""
-            raise ApprovalDeniedError(f"{tool} was not approved{reason}")
+            raise ApprovalDeniedError(f"{tool} was not approved{reason}", shown=decision.shown or None)
         raise_if_changed(decision, self.call_arguments)
 
 

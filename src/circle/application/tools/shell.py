@@ -110,7 +110,8 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         return ToolOutput(
             f"The person moved this command to the background: it goes on as {job.id} "
             f"(output: {job.output_path}), and you will be told when it ends. "
-            f"list_jobs shows it, stop_job stops it. {so_far}"
+            f"list_jobs shows it, stop_job stops it. {so_far}",
+            shown=f"moved to the background as {job.id} · /jobs shows it" + (f"\n{output}" if output else ""),
         )
     if result.timed_out:
         note = f"[stopped after {args.timeout} s: timed out]"

@@ -19,6 +19,13 @@ from circle.application.ports.asker import Answer, Question
 Previewer = Callable[[ApprovalRequest], Awaitable[str | None]]
 DENIED = "the person denied it"
 STOPPED = "the person denied it and stopped the turn: wait for them to say what to do instead"
+SHOWN_DENIED = "denied"
+"""What the refused call's row says (the model is told :data:`DENIED` or :data:`STOPPED`)."""
+
+
+def refused(reason: str = DENIED) -> ApprovalDecision:
+    """The person's refusal: ``reason`` for the model, :data:`SHOWN_DENIED` on the call's row."""
+    return ApprovalDecision(allowed=False, reason=reason, shown=SHOWN_DENIED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +95,8 @@ class Desk:
     def dismiss_all(self) -> None:
         """Answer every card with its refusal (the turn was cancelled, or Circle is leaving)."""
         for pending in list(self.waiting):
-            refusal: object = (
-                ApprovalDecision(allowed=False, reason=DENIED) if pending.kind == "approval" else None
-            )
+            refusal: object = refused() if pending.kind == "approval" else None
             self.answer(pending, refusal)
 
 
-__all__ = ["DENIED", "STOPPED", "Desk", "Pending", "Previewer", "SecretRequest"]
+__all__ = ["DENIED", "SHOWN_DENIED", "STOPPED", "Desk", "Pending", "Previewer", "SecretRequest", "refused"]

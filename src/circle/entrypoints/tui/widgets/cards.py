@@ -12,7 +12,7 @@ from textual.widgets import Input, Static
 from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
 from circle.application.ports.asker import Answer
 from circle.domain.display import escape_for_display, one_line
-from circle.entrypoints.tui._desk import DENIED, STOPPED, Pending
+from circle.entrypoints.tui._desk import DENIED, STOPPED, Pending, refused
 from circle.entrypoints.tui.widgets.card_fit import fit_card, release
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
@@ -160,12 +160,12 @@ class ApprovalCard(Card):
         elif index == 1:
             self.finish(ApprovalDecision(allowed=True, remember=True))
         else:
-            self.finish(ApprovalDecision(allowed=False, reason=DENIED))
+            self.finish(refused(DENIED))
 
     def on_key(self, event: events.Key) -> None:
         keys = {"y": 0, "1": 0, "a": 1, "2": 1, "n": 2, "3": 2}
         if event.key == "escape":
-            self.finish(ApprovalDecision(allowed=False, reason=STOPPED), stop_turn=True)
+            self.finish(refused(STOPPED), stop_turn=True)
         elif event.key in keys:
             self.choose(keys[event.key])
         elif event.key == "enter":

@@ -222,7 +222,7 @@ class ConversationView(VerticalScroll):
         if event.aborted:  # stopped by the person, not failed: the row says so
             found.stop()
             return
-        found.end(event.result, is_error=event.is_error)
+        found.end(event.shown or event.result, is_error=event.is_error)
         if event.diff is not None:  # the tool's own, from the file as it read it before the change
             found.show_diff(event.diff)
         elif found.tool_name in FILE_TOOLS and self.differ is not None and not event.is_error:

@@ -125,7 +125,7 @@ class ToolRow(Vertical, can_focus=True):
         if was_interrupted(result):
             self.stop()
         else:
-            self.end(result.text, is_error=result.is_error)
+            self.end(result.shown or result.text, is_error=result.is_error)
 
     def stop(self) -> None:
         """The turn ended (cancelled, failed) while this call ran: it did not finish."""
