@@ -192,3 +192,32 @@ def test_styles_are_written_once_where_segments_repeat_them() -> None:
     pyte.Stream(screen).feed(line)
     pyte.Stream(fewer).feed(out)
     assert fewer.buffer == screen.buffer
+
+
+def test_long_blanks_are_erased_where_an_erased_cell_looks_the_same() -> None:
+    for style, erased in (("\x1b[1;38;5;253;48;5;233m", True), ("\x1b[4;48;5;233m", False)):
+        line = f"\x1b[1;1H{style}ab{' ' * 30}cd\x1b[0m{style}{' ' * 6}\x1b[0m\x1b[5;3H"
+        out = fewer_styles(line)
+        assert ("\x1b[30X\x1b[30Ccd" in out and "\x1b[6X\x1b[5;3H" in out) is erased, out
+        assert (" " * 30 in out) is not erased
+        screen, fewer = pyte.Screen(COLUMNS, ROWS), pyte.Screen(COLUMNS, ROWS)
+        for each, data in ((screen, line), (fewer, out)):
+            pyte.Stream(each).feed("\x1b[1;1H" + "x" * COLUMNS + data)
+        assert fewer.buffer == screen.buffer and fewer.cursor.x == screen.cursor.x
+
+
+def test_a_style_change_writes_only_what_changes_and_the_screen_is_the_same() -> None:
+    bg = "48;5;235"
+    segments = [
+        (f"\x1b[38;5;253;{bg}m", " x"),
+        (f"\x1b[38;5;81;{bg}m", "def"),
+        (f"\x1b[1;38;5;81;{bg}m", "X"),
+    ]
+    segments += [(f"\x1b[38;5;81;{bg}m", "Y"), ("\x1b[4m", "u"), ("", "plain"), ("\x1b[7;31;42m", "r")]
+    line = styled_line(0, segments) + "\x1b[3;1H"
+    out = fewer_styles(line)
+    assert "\x1b[38;5;81mdef\x1b[1mX" in out and len(out) < len(line)
+    screen, fewer = pyte.Screen(COLUMNS, ROWS), pyte.Screen(COLUMNS, ROWS)
+    pyte.Stream(screen).feed(line)
+    pyte.Stream(fewer).feed(out)
+    assert fewer.buffer == screen.buffer
