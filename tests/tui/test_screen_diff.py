@@ -94,7 +94,7 @@ def test_a_frame_it_does_not_understand_is_written_whole_and_forgets() -> None:
     assert diffed == whole
     diff = ScreenDiff(COLUMNS)
     diff.write(first)
-    assert diff.write(strange) == strange
+    assert diff.write(strange).endswith(strange)  # after a reset of the style the frame left on
     assert "hello" in diff.write(again)
 
 
@@ -221,3 +221,11 @@ def test_a_style_change_writes_only_what_changes_and_the_screen_is_the_same() ->
     pyte.Stream(screen).feed(line)
     pyte.Stream(fewer).feed(out)
     assert fewer.buffer == screen.buffer
+
+
+def test_a_frame_goes_on_in_the_style_the_last_one_left_and_other_writes_start_plain() -> None:
+    shown = {0: "the answer so far", 1: "⠋ Answering…"}
+    then = {0: "the answer so far", 1: "⠙ Answering…"}
+    _, _, _, _, outs = screens([frame(shown), frame(then), "\x1b[1;1Hx\x1b[2K", frame(shown)])
+    assert outs[1] == "\x1b[2;1H⠙\x1b[12;1H"  # the spinner alone: its style is still on
+    assert outs[2].startswith("\x1b[0m")

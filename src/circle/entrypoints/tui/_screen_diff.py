@@ -15,7 +15,7 @@ from collections import Counter
 
 from rich.cells import cell_len
 
-from circle.entrypoints.tui._sgr import fewer_styles
+from circle.entrypoints.tui._sgr import styled_run
 
 _MOVE = re.compile(r"\x1b\[(\d+);(\d+)H")
 _STYLE = re.compile(r"\x1b\[[0-9;:]*m|\x1b\]8;[^\x1b\x07]*(?:\x1b\\|\x07)")
@@ -36,33 +36,37 @@ class ScreenDiff:
         """The terminal's width: a row is scrolled only when all of it is known."""
         self.cursor: tuple[int, int] | None = None
         """Where the last frame left the cursor (row, column), when nothing has moved it since."""
+        self.style: str | None = None
+        """The style (SGR codes since a reset) the last frame left the terminal in, if known: a
+        frame's last style is not reset, the next frame goes on from it."""
 
     def forget(self, *, columns: int | None = None) -> None:
         """The screen is unknown (resized, cleared, written by something else)."""
         self.rows.clear()
-        self.cursor = None
+        self.cursor = self.style = None
         if columns is not None:
             self.columns = columns
 
     def write(self, data: str) -> str:
         """What to send instead of ``data``: a frame with the spans already shown left out."""
-        if not _MOVE.match(data):
-            if any(code in data for code in _FORGETS):
-                self.forget()
-            if data not in SYNC:
-                self.cursor = None
-            return data
-        spans = self._parse(data)
+        framed = _MOVE.match(data) is not None
+        spans = self._parse(data) if framed else None
         if spans is None:
-            self.forget()
-            return data
+            if data in SYNC:
+                return data
+            out = "\x1b[0m" + data if self.style else data  # a frame's style is left on
+            if framed or any(code in data for code in _FORGETS):
+                self.forget()
+            self.cursor = self.style = None
+            return out
         plain = self._emit(spans, self.rows)
         scrolled = self._scrolled(spans)
         if scrolled is not None and len(scrolled[0]) < len(plain[0]):
             out, self.rows = scrolled
         else:
             out, self.rows = plain
-        return fewer_styles(self._moved(out, spans[-1]))
+        out, self.style = styled_run(self._moved(out, spans[-1]), style=self.style)
+        return out
 
     def _moved(self, out: str, last: tuple[int, Span]) -> str:
         """``out``, or nothing when all it does is put the cursor back where it already is (a

@@ -21,23 +21,27 @@ _BLANK_SAFE = {"", "0", "1", "2", "3", "22", "23", "39", "49"}
 """SGR parameters that do not show on a blank: bold, dim, italic, the default colours."""
 
 
-def fewer_styles(data: str) -> str:
+def fewer_styles(data: str, *, style: str | None = None) -> str:
     """``data`` with the SGR sequences that change nothing left out (the same screen, fewer bytes).
 
-    The terminal's style before ``data`` is taken as unknown, and once ``data`` is written it has
-    the style ``data`` leaves it in.
+    ``data`` starts in the plain style, as Textual's frames do; ``style``: the style the terminal
+    has before it (None: unknown).
     """
+    return styled_run(data, style=style)[0]
+
+
+def styled_run(data: str, *, style: str | None = None) -> tuple[str, str | None]:
+    """:func:`fewer_styles`, and the style the terminal has once it is written, which may not be
+    the one ``data`` leaves (a style asked for after the last text is not written)."""
     out: list[str] = []
     wanted = ""
-    """The style asked for: the codes since the last reset, in order."""
-    current: str | None = None
+    """The style asked for: the codes since the last reset, in order (a frame starts plain)."""
+    current = style
     """The style the terminal has (None: unknown, before the first text)."""
-    styled = False
     pieces = [piece for piece in _PIECES.split(data) if piece]
     for index, piece in enumerate(pieces):
         if piece.startswith("\x1b[") and piece.endswith("m"):
             wanted = "" if piece in _RESETS else wanted + piece
-            styled = True
         elif piece.startswith("\x1b[") and piece.endswith("H"):
             out.append(piece)
         else:
@@ -45,9 +49,7 @@ def fewer_styles(data: str) -> str:
             if "  " in piece and "\x1b" not in piece and _erases_alike(wanted):
                 piece = _erased(piece, moved=_moves_next(pieces, index + 1))
             out.append(piece)
-    if styled:
-        _restyle(out, current, wanted)
-    return "".join(out)
+    return "".join(out), current
 
 
 def _erased(text: str, *, moved: bool) -> str:
@@ -148,4 +150,4 @@ _DEFAULTS = {"3": "39", "4": "49", "5": "59"}
 _PLAIN = (frozenset[str](), dict.fromkeys(_DEFAULTS, ""))
 
 
-__all__ = ["fewer_styles"]
+__all__ = ["fewer_styles", "styled_run"]
