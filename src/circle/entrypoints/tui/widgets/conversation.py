@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 
 from textual import events
 from textual import message as ui
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.widget import AwaitMount, Widget
@@ -33,7 +33,8 @@ from circle.application.events import (
 from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
 from circle.entrypoints.tui._format import STOPPED_LINE, compaction_line, tool_title
 from circle.entrypoints.tui._preview import PreviewShown
-from circle.entrypoints.tui.widgets.earlier import PIN_S, Earlier, tail_size, tail_start
+from circle.entrypoints.tui.widgets.earlier import Earlier, tail_size, tail_start
+from circle.entrypoints.tui.widgets.held_view import HeldView
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
 from circle.entrypoints.tui.widgets.rows import Answer, Notice, Thinking, TurnLine
 from circle.entrypoints.tui.widgets.shell_row import ShellRow
@@ -48,7 +49,7 @@ _SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
 """A streamed answer cut by these is told by the error line or the turn's end, not again here."""
 
 
-class ConversationView(VerticalScroll):
+class ConversationView(HeldView):
     """The scrolling conversation, built from events or from a stored session's messages.
 
     It follows its end (anchored): rows added, rows that grow later (a streamed answer, a tool's
@@ -74,16 +75,10 @@ class ConversationView(VerticalScroll):
         self.steering: list[str] = []
         self.earlier: Earlier | None = None
         """The first row while a resumed session's earlier messages wait to be drawn."""
-        self._pinned: tuple[Widget, float] | None = None
-        self._pinned_y = 0.0
-        """While earlier rows are drawn above: the row read, and how far below the view's top."""
         self._slices: list[list[Widget]] = []
         """A stored tail's rows still to draw above the ones shown, the nearest first (slices.py)."""
-
-    @property
-    def following(self) -> bool:
-        """The view keeps to the end as output arrives (the person has not scrolled up)."""
-        return not (self.is_anchored and self._anchor_released)
+        self.slices_held = False
+        """For tests: the slices wait for calls to :meth:`next_slice` rather than a frame each."""
 
     def follow(self) -> None:
         """Go to the end and follow it again (once the new layout is known)."""
@@ -93,20 +88,19 @@ class ConversationView(VerticalScroll):
     def on_key(self, event: events.Key) -> None:
         type_outside(self, event)
 
+    def skips(self, row: Widget) -> bool:
+        return row is self.earlier
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if self.unseen and self.following:
             self._set_unseen(False)
-        if self._pinned is not None and abs(new_value - self._pinned_y) >= 1:
-            self._pinned = None  # the person scrolled: the rows above have drawn enough
+        self.held_scrolled(new_value)
         if new_value <= 0 and self.earlier is not None:
             self._draw_earlier()
 
     def watch_virtual_size(self, old: Size, new: Size) -> None:
-        if self._pinned is not None:  # rows drawn above, growing as they draw: the place read stays
-            row, below = self._pinned
-            self._pinned_y = max(0, min(row.virtual_region.y - below, self.max_scroll_y))
-            self.scroll_to(y=self._pinned_y, animate=False, immediate=True)
+        if self.held_resized():  # rows drawn above, growing as they draw: the place read stays
             return
         if not self.following:
             if new.height > old.height and self.max_scroll_y > self.scroll_y:
@@ -271,36 +265,42 @@ class ConversationView(VerticalScroll):
         rows: list[Widget] = [*self._rows(messages[start:])]
         split = first_slice(rows, height=self.app.size.height)
         self._slices = slices_above(rows[:split])
+        self.drawing_above = bool(self._slices)
         rows = rows[split:]  # the rows on screen, drawn first; the others a slice a frame above them
         if start or unread:
             self.earlier = Earlier(messages[:start], unread=unread)
             rows.insert(0, self.earlier)
         mounted = self.mount_all(rows)  # in one batch: styled and laid out once, not once a row
         self.settle()
-        self.call_after_refresh(self._next_slice)
+        self._after_frame()
         return mounted
 
-    def _next_slice(self) -> None:
+    def _after_frame(self) -> None:
+        if not self.slices_held:
+            self.call_after_refresh(self.next_slice)
+
+    def next_slice(self) -> None:
         """The next slice of the stored tail above the rows shown; after it, the earlier messages."""
+        top = next((row for row in self.children if row is not self.earlier), None)
+        if self.drawing_above and top is not None and not top.virtual_region.height:  # not laid out yet
+            self._after_frame()
+            return
         if not self._slices:
+            self.drawn_above()
             if self.earlier is not None and self.scroll_y <= 0:  # scrolled up to the top meanwhile
                 self._draw_earlier()
             if self.earlier is not None:
                 self._fill()
             return
-        top = next((row for row in self.children if row is not self.earlier), None)
         if top is None:  # the rows were taken away meanwhile
             self._slices = []
-            return
-        if not top.virtual_region.height:  # the slice before is not laid out yet: its place unknown
-            self.call_after_refresh(self._next_slice)
+            self.drawn_above()
             return
         rows = self._slices.pop(0)
         if not self.following:  # scrolled up: the row at the view's top stays as they go in above
-            shown = (row for row in self.children if row.virtual_region.bottom > self.scroll_y)
-            self._pin(next((row for row in shown if row is not self.earlier), None))
+            self.pin()
         self.mount_all(rows, before=top)
-        self.call_after_refresh(self._next_slice)
+        self._after_frame()
 
     async def redraw(self, messages: list[Message], *, unread: int = 0) -> None:
         """Draw ``messages`` instead of the rows shown (after /undo, /redo, /tree, /new), at the
@@ -311,7 +311,8 @@ class ConversationView(VerticalScroll):
             self._slices = []
             self.tools.clear()
             self.earlier = None
-            self._pinned = None
+            self.drawing_above = False
+            self.unpin()
             self._set_unseen(False)
             self.anchor()  # let go in arrange() if the rows fit
             await self.replay(messages, unread=unread)
@@ -333,9 +334,7 @@ class ConversationView(VerticalScroll):
             if isinstance(row, ToolRow):
                 row.stop()  # a call the batch never saw end
         if rows:
-            read = next((row for row in self.children if row is not self.earlier), None)
-            if read is not None:
-                self._pin(read)
+            self.pin()
             self.mount_all(rows, after=self.earlier)
         if not self.earlier.waiting and not self.earlier.unread:
             self.earlier.remove()
@@ -345,18 +344,9 @@ class ConversationView(VerticalScroll):
         """The session has read the messages it opened without: they wait above the rest."""
         if self.earlier is not None:
             self.earlier.read(messages)
-            if self.scroll_y <= 0 and self._pinned is None:  # at the top, with nothing drawn above yet
+            if self.scroll_y <= 0 and not self.held:  # at the top, with nothing drawn above yet
                 self._draw_earlier()
             self.call_after_refresh(self._fill)
-
-    def _pin(self, read: Widget | None) -> None:
-        """Hold ``read`` where it is in the view while rows are drawn above it."""
-        if read is not None and self.max_scroll_y > 0:
-            self._pinned, self._pinned_y = (read, read.virtual_region.y - self.scroll_y), self.scroll_y
-            self.set_timer(PIN_S, self._unpin)
-
-    def _unpin(self) -> None:
-        self._pinned = None
 
     def _rows(self, messages: list[Message]) -> list[Static | Vertical | Markdown | Collapsible]:
         """The rows that draw stored ``messages``, not yet mounted."""
