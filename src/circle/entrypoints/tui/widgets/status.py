@@ -63,9 +63,14 @@ class BusyLine(Static):
         """Characters streamed since the last finished answer (about four a token)."""
         self._retry: tuple[RetryScheduled, float] | None = None
         self._shown: Text | None = None
+        self._step = 0
 
     def on_mount(self) -> None:
         self.set_interval(TICK_S, self._tick)
+
+    def on_resize(self) -> None:
+        if self.display:
+            self._draw()  # fitted to the new width now, not at the spinner's next step
 
     def show(self, activity: str, *, retry: str = "") -> None:
         """Say what runs now; a retry being waited on ends once something else happens.
@@ -111,10 +116,12 @@ class BusyLine(Static):
         return self.tokens_done + self.streamed // CHARS_PER_TOKEN
 
     def _tick(self) -> None:
-        """Step the spinner at :data:`SPIN_PER_S` and draw, only when what shows changes: a tick
-        that changes nothing writes nothing to the terminal."""
-        if self.display:
-            self.frame = int(self.clock() * SPIN_PER_S) % len(SPINNER)
+        """Step the spinner at :data:`SPIN_PER_S` and draw with it the time, the tokens and a
+        retry's countdown, so a second and the tokens cost no frames of their own; a draw that
+        changes nothing writes nothing to the terminal."""
+        step = int(self.clock() * SPIN_PER_S)
+        if self.display and step != self._step:
+            self._step, self.frame = step, step % len(SPINNER)
             self._draw()
 
     def _draw(self) -> None:
