@@ -10,6 +10,7 @@ from collections.abc import Callable
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets.conversation import ConversationView
+from circle.entrypoints.tui.widgets.drawn import Drawn
 from circle.entrypoints.tui.widgets.held_view import Mark
 
 from .conftest import SIZE, FakeBackend, main_screen, until
@@ -41,10 +42,11 @@ def _line_a_page_up(view: ConversationView) -> Mark | None:
 
 
 async def _held_redraw(pilot: object, app: CircleApp, screen: MainScreen) -> ConversationView:
-    """The conversation drawn again as /undo draws it, the slices above waiting for the test."""
+    """The conversation drawn again whole as /tree draws it, the slices above waiting for the test."""
     assert app.host is not None
     view = screen.conversation
     view.slices_held = True
+    view.drawn = Drawn()  # nothing known drawn: all is drawn again, as after /tree
     await view.redraw(app.host.session.conversation.messages)
     at_end = lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y  # noqa: E731
     await until(pilot, lambda: _laid_out(view) and at_end())

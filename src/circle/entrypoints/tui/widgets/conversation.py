@@ -30,9 +30,10 @@ from circle.application.events import (
     ToolExecutionUpdated,
     TurnEnded,
 )
-from circle.domain.messages import Message, StopReason, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
-from circle.entrypoints.tui._format import STOPPED_LINE, compaction_line, tool_title
+from circle.domain.messages import Message, StopReason
+from circle.entrypoints.tui._format import compaction_line, tool_title
 from circle.entrypoints.tui._preview import PreviewShown
+from circle.entrypoints.tui.widgets.drawn import Drawing, Drawn, redraw_in_place, stored_rows
 from circle.entrypoints.tui.widgets.earlier import Earlier, tail_size, tail_start
 from circle.entrypoints.tui.widgets.held_view import HeldView
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
@@ -77,6 +78,8 @@ class ConversationView(HeldView):
         """The first row while a resumed session's earlier messages wait to be drawn."""
         self._slices: list[list[Widget]] = []
         """A stored tail's rows still to draw above the ones shown, the nearest first (slices.py)."""
+        self.drawn = Drawn()
+        """The stored messages the rows draw, each with its rows (for /undo and /redo)."""
         self.slices_held = False
         """For tests: the slices wait for calls to :meth:`next_slice` rather than a frame each."""
 
@@ -262,7 +265,9 @@ class ConversationView(HeldView):
             self.earlier.remove()
             self.earlier = None
         start = tail_start(messages, keep=tail_size(self.app.size.height))
-        rows: list[Widget] = [*self._rows(messages[start:])]
+        drawing = self.draw(messages[start:])
+        self.drawn.drew(start, drawing)
+        rows = [row for _, made in drawing for row in made]
         split = first_slice(rows, height=self.app.size.height)
         self._slices = slices_above(rows[:split])
         self.drawing_above = bool(self._slices)
@@ -306,7 +311,17 @@ class ConversationView(HeldView):
         """Draw ``messages`` instead of the rows shown (after /undo, /redo, /tree, /new), at the
         end from the first frame: the old rows go and the new tail comes in one batch, anchored
         (``unread`` as for :meth:`replay`)."""
+        start = tail_start(messages, keep=tail_size(self.app.size.height))
+        in_place = redraw_in_place(self, messages, start=start, unread=unread)
         with self.app.batch_update():
+            if in_place is not None:  # the last turn taken back or brought back: only its rows
+                self.unpin()
+                self._set_unseen(False)
+                self.anchor()
+                await in_place()
+                self.settle()
+                self.follow()
+                return
             await self.remove_children()
             self._slices = []
             self.tools.clear()
@@ -329,7 +344,9 @@ class ConversationView(HeldView):
         assert self.earlier is not None
         if self._slices:  # the tail is still being drawn: the earlier rows go above it after
             return
-        rows = self._rows(self.earlier.take())
+        drawing = self.draw(self.earlier.take())
+        self.drawn.drew_above(drawing)
+        rows = [row for _, made in drawing for row in made]
         for row in rows:
             if isinstance(row, ToolRow):
                 row.stop()  # a call the batch never saw end
@@ -344,34 +361,18 @@ class ConversationView(HeldView):
         """The session has read the messages it opened without: they wait above the rest."""
         if self.earlier is not None:
             self.earlier.read(messages)
+            self.drawn.read_before(len(messages))
             if self.scroll_y <= 0 and not self.held:  # at the top, with nothing drawn above yet
                 self._draw_earlier()
             self.call_after_refresh(self._fill)
 
+    def draw(self, messages: list[Message]) -> Drawing:
+        """Each of ``messages`` with the rows that draw it, not yet mounted."""
+        return [(message, list(self._rows([message]))) for message in messages]
+
     def _rows(self, messages: list[Message]) -> list[Static | Vertical | Markdown | Collapsible]:
         """The rows that draw stored ``messages``, not yet mounted."""
-        rows: list[Static | Vertical | Markdown | Collapsible] = []
-        add = rows.append
-        for message in messages:
-            if message.role == "user":
-                rows.extend(person_rows(message, live=False))
-                continue
-            for part in message.parts:
-                if isinstance(part, ThinkingPart) and part.text:
-                    block = Thinking(part.text)
-                    block.finish()
-                    add(block)
-                elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
-                    add(Answer.stored(part.text))
-                elif isinstance(part, ToolCallPart):
-                    row = ToolRow(part.id, part.name, part.parsed_arguments() or {})
-                    self.tools[part.id] = row
-                    add(row)
-                elif isinstance(part, ToolResultPart) and (done := self.tools.get(part.tool_call_id)):
-                    done.stored_end(part)
-            if message.role == "assistant" and message.stop_reason is StopReason.ABORTED:
-                add(TurnLine(STOPPED_LINE))  # stopped while it streamed: marked as the live view did
-        return rows
+        return stored_rows(messages, tools=self.tools)
 
 
 __all__ = [

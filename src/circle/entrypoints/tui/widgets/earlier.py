@@ -55,6 +55,11 @@ class Earlier(Static):
         self.waiting, self.unread = [*messages, *self.waiting], 0
         self._say()
 
+    def wait_for(self, messages: list[Message], *, unread: int) -> None:
+        """``messages`` wait, and ``unread`` before them (the conversation drawn again)."""
+        self.waiting, self.unread = messages, unread
+        self._say()
+
     def take(self, count: int = BATCH) -> list[Message]:
         """The last ``count`` waiting messages (whole turns), no longer waiting."""
         start = tail_start(self.waiting, keep=count)
