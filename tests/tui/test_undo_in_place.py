@@ -88,3 +88,27 @@ async def test_a_redraw_of_other_messages_draws_all_again(
         await until(pilot, lambda: not screen.conversation.drawing_above)
         assert not before & {id(row) for row in _rows(screen)}
         assert "question 58" not in texts(screen) and LAST in texts(screen)
+
+
+async def test_undo_of_a_turn_run_after_the_resume_takes_away_its_live_rows_only(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.testing import answer
+
+    session, messages = await _stored(backend)
+    backend.model.add(answer("a live answer"))
+    app = make_app(session=session)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await until(pilot, lambda: app.host is not None and _shows(app, LAST))
+        screen = main_screen(app)
+        await _at_end_with_all(pilot, app, screen, _tail_answers(messages))
+        before = _kept(screen)
+        await send(pilot, screen, "one more")
+        await until(pilot, lambda: _shows(app, "a live answer") and not screen.host.session.is_busy)
+        await send(pilot, screen, "/undo")
+        undone = "Undone 'one more': 2 messages taken back · /redo brings them back"
+        await until(pilot, lambda: _shows(app, undone))
+        assert "a live answer" not in texts(screen) and _shows(app, LAST)
+        assert _kept(screen) == before  # the stored rows kept, the live ones gone
+        shown = _without_last_line(texts(screen), undone)
+        assert shown == await _full_redraw(pilot, app, screen)
