@@ -21,6 +21,7 @@ from collections.abc import Callable
 from itertools import islice, pairwise
 
 from circle.application.ports.file_system import FileInfo, FileKind, FileScan, LineWindow
+from circle.domain.errors import ToolError
 
 from . import _nofollow
 
@@ -36,12 +37,13 @@ class LocalFileSystem:
     """The ``FileSystem`` port over ``os``; stateless, safe to share."""
 
     async def resolve(self, path: str) -> str:
-        for _ in range(_RESOLVE_TRIES - 1):
+        for _ in range(_RESOLVE_TRIES):
             try:
                 return os.path.realpath(path)
             except OSError:  # a part changed between realpath's lstat and readlink: look again
                 continue
-        return os.path.realpath(path)
+        # still changing each time: say so and do nothing with it, rather than end the call raw
+        raise ToolError(f"{path} kept changing while its real path was read (a link swapped back and forth)")
 
     async def stat(self, path: str) -> FileInfo | None:
         try:
