@@ -97,6 +97,7 @@ class Composer(TextArea):
         self.clock = clock
         self.pastes: dict[int, str] = {}
         self.last_typed = float("-inf")
+        self._completed_for = ""  # the text the completion list was made for
 
     @property
     def typing(self) -> bool:
@@ -121,6 +122,8 @@ class Composer(TextArea):
         self.last_typed = self.clock()
         key = event.key
         handled = True
+        if key in ("enter", "tab") and self.completions.open and self.text != self._completed_for:
+            self._complete()  # the list is for an earlier text: the change is still queued
         if key == "enter":
             self._enter()
         elif key == "ctrl+j":
@@ -216,7 +219,7 @@ class Composer(TextArea):
         self._complete()
 
     def _complete(self) -> None:
-        text = self.text
+        text = self._completed_for = self.text
         if text.startswith("/") and "\n" not in text and " " not in text:
             found = _slash.completions(text)
             exact = len(found) == 1 and found[0].name == text[1:]
