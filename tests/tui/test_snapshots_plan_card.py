@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from circle.entrypoints.tui.app import CircleApp
@@ -31,6 +32,9 @@ def test_the_plan_card_at_50x16(
         await until(pilot, lambda: "pgdn scroll" in "\n".join(screen_lines(app)))
         card = screen.card
         await until(pilot, lambda: app.focused is not None and card in app.focused.ancestors_with_self)
+        # a page down scrolls only once the card is fitted and its plan box can scroll
+        plan_box = card.query_one(".card-question-scroll", VerticalScroll)
+        await until(pilot, lambda: plan_box.max_scroll_y > 0)
         await pilot.press("pagedown")
         await until(pilot, lambda: "step number" in "\n".join(screen_lines(app)))
         screen.busy.hide()
