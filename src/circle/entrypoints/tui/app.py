@@ -26,7 +26,7 @@ from circle.entrypoints.tui._early_keys import EarlyKeys
 from circle.entrypoints.tui._hangup import TerminalClosed
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._screen_diff import ScreenDiff
-from circle.entrypoints.tui.widgets.stale_keys import type_at_read
+from circle.entrypoints.tui.widgets.stale_keys import ClosingScreens, type_at_read
 
 if TYPE_CHECKING:
     from circle.application.ports.approver import ApprovalRequest
@@ -103,11 +103,16 @@ class CircleApp(App[int]):
         self.exit_lines: list[str] = []
         self.error: str | None = None
         self.early = EarlyKeys(typed)
+        self.closing = ClosingScreens(time.monotonic)
         """Keys typed before the input box is there, given to it once the session screen is up."""
         self._restore_signals: Callable[[], None] = lambda: None
 
     async def on_event(self, event: events.Event) -> None:
         if not self.early.released and self._starting() and self.early.hold(event):
+            return
+        if self.screen_stack and self.closing.held(self.screen, event):
+            assert isinstance(event, events.Key)  # read behind an esc that closes this screen
+            self.call_after_refresh(self.post_message, events.Key(event.key, event.character))
             return
         if isinstance(event, events.Key) and self.screen_stack and type_at_read(self.screen, event):
             return  # in the box at once: the keys read behind it follow it there, in order

@@ -76,6 +76,9 @@ class PickerScreen(ModalScreen[str | None]):
             return
         self.dismiss(self.shown[chosen][0])
 
+    def closes_on_escape(self) -> bool:
+        return True
+
     def on_key(self, event: events.Key) -> None:
         options = self.query_one(OptionList)
         if event.key == "escape":
@@ -108,6 +111,9 @@ class TextScreen(ModalScreen[None]):
             with VerticalScroll(id="page-body"):
                 yield Static(self.text, markup=False)
             yield Static("esc closes", id="picker-keys")
+
+    def closes_on_escape(self) -> bool:
+        return True
 
     def on_key(self, event: events.Key) -> None:
         if pass_on(self, event):  # typed as it closed: the key is for the screen below

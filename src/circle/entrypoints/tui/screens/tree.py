@@ -72,6 +72,9 @@ class TreeScreen(ModalScreen[str | None]):
         if event.option_index < len(self.rows):
             self.dismiss(self.rows[event.option_index].checkpoint_id)
 
+    def closes_on_escape(self) -> bool:
+        return self.labelling is None
+
     def on_key(self, event: events.Key) -> None:
         if self.labelling is not None:
             if event.key == "escape":

@@ -15,6 +15,7 @@ goes to the screen on top now.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from textual import events
@@ -77,3 +78,40 @@ def type_outside(widget: Widget, event: events.Key) -> bool:
 
 
 __all__ = ["TakesTyping", "pass_on", "type_at_read", "type_outside"]
+
+
+CLOSING_HOLD_S = 1.0
+"""Seconds at most the keys read behind an esc that closes a screen wait for it to go (a screen
+that did not close after all gets them then)."""
+
+
+@runtime_checkable
+class ClosesOnEscape(Protocol):
+    """A screen that esc closes (a picker, a page of text): the keys read behind the esc are for
+    the screen below it, though the esc itself is still queued when they are read."""
+
+    def closes_on_escape(self) -> bool:
+        """Whether an esc read now closes the screen (the tree's label box takes it instead)."""
+        ...
+
+
+class ClosingScreens:
+    """Marks a screen as closing when the esc that closes it is read, so the keys read behind it
+    wait for it to go and reach the screen below, in the order typed."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._closing: tuple[Screen[object], float] | None = None
+
+    def held(self, screen: Screen[object], event: events.Event) -> bool:
+        """True when ``event`` (a key read with ``screen`` on top) is to wait for ``screen`` to go."""
+        if not isinstance(event, events.Key):
+            return False
+        closing = self._closing
+        if closing is not None:
+            if closing[0] is screen and self._clock() - closing[1] < CLOSING_HOLD_S:
+                return True
+            self._closing = None
+        if event.key == "escape" and isinstance(screen, ClosesOnEscape) and screen.closes_on_escape():
+            self._closing = (screen, self._clock())
+        return False
