@@ -127,3 +127,19 @@ class PtyScreen:
             os.close(self.fd)
             self.pid = 0
         return self.max_rss_kib
+
+
+def trial_env(home: Path, *, url: str, model: str) -> dict[str, str]:
+    """The environment a bench runs ``circle`` in: this one without Circle's or the SDKs' own
+    variables, a throwaway ``home``, the scripted endpoint at ``url`` and its ``model``."""
+    kept = {k: v for k, v in os.environ.items() if not k.startswith(("CIRCLE_", "OPENAI_", "ANTHROPIC_"))}
+    return {
+        **kept,
+        "CIRCLE_HOME": str(home),
+        "CIRCLE_BASE_URL": url,
+        "CIRCLE_API_KEY": "k",
+        "CIRCLE_MODEL": model,
+        "CIRCLE_CATALOG_REFRESH": "0",
+        "TERM": "xterm-256color",
+        "CIRCLE_THEME": "dark",
+    }

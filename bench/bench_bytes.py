@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import random
 import statistics
 import subprocess
@@ -24,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _pty_screen import PtyScreen
+from _pty_screen import PtyScreen, trial_env
 
 from circle._testing.gateway import GatewayResponse, RecordedRequest, ScriptedGateway, chat_text
 
@@ -144,20 +143,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             home, work = Path(tmp, "home"), Path(tmp, "work")
             work.mkdir()
-            env = {
-                **{
-                    k: v
-                    for k, v in os.environ.items()
-                    if not k.startswith(("CIRCLE_", "OPENAI_", "ANTHROPIC_"))
-                },
-                "CIRCLE_HOME": str(home),
-                "CIRCLE_BASE_URL": url,
-                "CIRCLE_API_KEY": "k",
-                "CIRCLE_MODEL": READY,
-                "CIRCLE_CATALOG_REFRESH": "0",
-                "TERM": "xterm-256color",
-                "CIRCLE_THEME": "dark",
-            }
+            env = trial_env(home, url=url, model=READY)
             subprocess.run([CIRCLE, "trust", str(work)], env=env, check=True, capture_output=True)
             trees = {"base": {**env, "PYTHONPATH": str(Path(args.base, "src"))}, "this": env}
             for _ in range(args.runs):
