@@ -46,6 +46,7 @@ async def test_undo_and_redo_change_only_the_last_turns_rows_and_draw_what_a_ful
         screen = main_screen(app)
         view = screen.conversation
         await _at_end_with_all(pilot, app, screen, _tail_answers(messages))
+        await until(pilot, lambda: not view.drawing_above)  # an undo while rows go in above draws all
         before = _kept(screen)
 
         await send(pilot, screen, "/undo")
@@ -102,6 +103,7 @@ async def test_undo_of_a_turn_run_after_the_resume_takes_away_its_live_rows_only
         await until(pilot, lambda: app.host is not None and _shows(app, LAST))
         screen = main_screen(app)
         await _at_end_with_all(pilot, app, screen, _tail_answers(messages))
+        await until(pilot, lambda: not screen.conversation.drawing_above)
         before = _kept(screen)
         await send(pilot, screen, "one more")
         await until(pilot, lambda: _shows(app, "a live answer") and not screen.host.session.is_busy)
