@@ -140,3 +140,34 @@ async def test_the_transcript_shows_a_file_change_with_its_real_diff(
         transcript = app.screen
         assert isinstance(transcript, TranscriptScreen)
         assert " def main():" in transcript.text and "+    return 2" in transcript.text
+
+
+async def test_the_transcript_shows_each_call_its_own_diff_when_calls_share_an_id(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.entrypoints.tui.screens.transcript import TranscriptScreen
+
+    backend.mode = "auto"
+    backend.files.put("/work/a.py", "def a():\n    return 1\n")
+    backend.files.put("/work/b.py", "def b():\n    return 5\n")
+    first = {"file_path": "a.py", "old_string": "return 1", "new_string": "return 2"}
+    second = {"file_path": "b.py", "old_string": "return 5", "new_string": "return 6"}
+    backend.model.add(answer("", Call("edit_file", first, id="call_1")), answer("Changed a."))
+    backend.model.add(answer("", Call("edit_file", second, id="call_1")), answer("Changed b."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "change a")
+        await until(pilot, lambda: len(screen.conversation.query(TurnLine)) == 1)
+        await send(pilot, screen, "change b")
+        await until(pilot, lambda: len(screen.conversation.query(TurnLine)) == 2)
+        rows = list(screen.conversation.query(ToolRow))
+        await until(pilot, lambda: all(row.diff is not None and "def " in row.diff for row in rows))
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        transcript = app.screen
+        assert isinstance(transcript, TranscriptScreen)
+        head, _, tail = transcript.text.partition("Changed a.")
+        assert "+    return 2" in head and "def b" not in head, head
+        assert "+    return 6" in tail and "def a" not in tail, tail

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static
 
-from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow
+from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, ToolRow
 
 if TYPE_CHECKING:
     from circle.entrypoints.tui._host import Host
@@ -63,11 +63,12 @@ class ViewKeys(Screen[None]):
 
     def action_transcript(self) -> None:
         """ctrl+o: the whole transcript, every tool output in full (esc or ctrl+o comes back)."""
-        from circle.entrypoints.tui.screens.transcript import TranscriptScreen
+        from circle.entrypoints.tui.screens.transcript import TranscriptScreen, call_diffs
 
-        diffs = {call: row.diff for call, row in self.conversation.tools.items() if row.diff}
         unsent = [(row.after, row.whole()) for row in self.conversation.query(ShellRow) if not row.sent]
         messages = self.host.session.conversation.messages
+        rows = [(row.call_id, row.diff) for row in self.conversation.query(ToolRow)]
+        diffs = call_diffs(messages, rows)
         self.app.push_screen(TranscriptScreen(messages, diffs=diffs, asides=unsent))
 
     def action_page_home(self) -> None:

@@ -23,14 +23,37 @@ from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, command_text, di
 TITLE = "Transcript, every output in full · esc or ctrl+o closes · pgup pgdn home end"
 
 
+CallAt = tuple[int, int]
+"""A call's place: its message's index and the part's index in that message."""
+
+
+def call_diffs(messages: Sequence[Message], rows: Sequence[tuple[str, str | None]]) -> dict[CallAt, str]:
+    """The calls' real diffs by their place in ``messages``, from the rows (call id, diff) that
+    draw them in order. A model may give calls of different turns one id (compaction keeps them
+    too), so the rows and calls are paired from the end, as long as their ids agree."""
+    calls = [
+        ((index, at), part.id)
+        for index, message in enumerate(messages)
+        for at, part in enumerate(message.parts)
+        if isinstance(part, ToolCallPart)
+    ]
+    diffs: dict[CallAt, str] = {}
+    for (place, call_id), (row_id, diff) in zip(reversed(calls), reversed(rows), strict=False):
+        if call_id != row_id:
+            break
+        if diff:
+            diffs[place] = diff
+    return diffs
+
+
 def transcript_text(
     messages: Sequence[Message],
     *,
-    diffs: Mapping[str, str] | None = None,
+    diffs: Mapping[CallAt, str] | None = None,
     asides: Sequence[tuple[int, Text]] = (),
 ) -> Text:
     """``messages`` as one text: the person's messages, thinking, answers, calls and results;
-    ``diffs``: a file call's real diff by its call id (else the one its arguments make);
+    ``diffs``: a file call's real diff by its place (else the one its arguments make);
     ``asides``: what was shown but never sent (a ``!!`` command), after so many messages."""
     text = Text()
     for index, message in enumerate(messages):
@@ -39,13 +62,13 @@ def transcript_text(
             text.append("› ", style="bold")
             text.append(escape_for_display(message.text) + "\n\n", style="bold")
             continue
-        for part in message.parts:
+        for at, part in enumerate(message.parts):
             if isinstance(part, ThinkingPart) and part.text:
                 text.append(escape_for_display(part.text) + "\n\n", style="italic dim")
             elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
                 text.append(escape_for_display(part.text.strip()) + "\n\n")
             elif isinstance(part, ToolCallPart):
-                text.append_text(_call(part, (diffs or {}).get(part.id)))
+                text.append_text(_call(part, (diffs or {}).get((index, at))))
             elif isinstance(part, ToolResultPart):
                 shown = escape_for_display(part.text.rstrip()) or "(no output)"
                 text.append(shown + "\n\n", style="red" if part.is_error else "")
@@ -86,7 +109,7 @@ class TranscriptScreen(Screen[None]):
         self,
         messages: Sequence[Message],
         *,
-        diffs: Mapping[str, str] | None = None,
+        diffs: Mapping[CallAt, str] | None = None,
         asides: Sequence[tuple[int, Text]] = (),
     ) -> None:
         super().__init__()
@@ -115,4 +138,4 @@ class TranscriptScreen(Screen[None]):
         self.dismiss(None)
 
 
-__all__ = ["TranscriptScreen", "transcript_text"]
+__all__ = ["CallAt", "TranscriptScreen", "call_diffs", "transcript_text"]
