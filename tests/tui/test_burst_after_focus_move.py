@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual import events
 from textual._xterm_parser import XTermParser
 from textual.widget import Widget
 
@@ -113,3 +114,58 @@ async def test_the_strip_marks_its_row_while_it_has_the_focus_and_not_after(
         typed(app, "ok")
         await until(pilot, shows(screen, "ok"), within=3)
         await until(pilot, lambda: str(screen.strip.content).startswith("  ⚙ job-1"))
+
+
+async def test_text_read_with_the_down_that_selects_the_strip_keeps_the_focus_in_the_input_box(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    with_a_job(backend)
+    backend.model.add(answer("Got it."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = await job_in_the_strip(app, pilot, backend)
+        typed(app, "\x1b[Bhi")  # ↓ then "hi", read at once
+        await until(pilot, shows(screen, "hi"), within=3)
+        await pilot.pause(0.1)
+        assert screen.composer.has_focus
+        assert not screen.strip.has_focus
+        assert not str(screen.strip.content).startswith("❯")
+        typed(app, "\r")
+        said = lambda: [m.text for m in screen.host.session.conversation.messages if m.role == "user"]  # noqa: E731
+        await until(pilot, lambda: "hi" in said())
+        assert not isinstance(app.screen, TextScreen)
+
+
+async def test_down_alone_still_selects_the_strip_and_up_enter_act_on_it(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    with_a_job(backend)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = await job_in_the_strip(app, pilot, backend)
+        typed(app, "\x1b[B")
+        await until(pilot, lambda: screen.strip.has_focus)
+        typed(app, "\x1b[A")
+        await until(pilot, lambda: screen.composer.has_focus)
+        typed(app, "\x1b[B")
+        await until(pilot, lambda: screen.strip.has_focus)
+        typed(app, "\r")
+        await until(pilot, lambda: isinstance(app.screen, TextScreen))
+
+
+async def test_a_key_queued_at_the_input_box_before_the_strip_took_the_focus_brings_it_back(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    with_a_job(backend)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = await job_in_the_strip(app, pilot, backend)
+        screen.set_focus(screen.strip)  # the ↓ was handled before the keys queued behind it
+        screen.composer.post_message(events.Key("h", "h"))
+        await until(pilot, shows(screen, "h"), within=3)
+        await pilot.pause(0.1)
+        assert screen.composer.has_focus
+        assert not screen.strip.has_focus

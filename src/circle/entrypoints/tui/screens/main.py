@@ -275,8 +275,10 @@ class MainScreen(ViewKeys):
         self.app.push_screen(PickerScreen("Search the history (ctrl+r)", items, empty="No match."), chosen)
 
     def on_composer_strip_wanted(self, message: Composer.StripWanted) -> None:
-        if self.strip.items:
-            self.strip.focus()
+        """↓ on an empty input selects the strip, now; not when text typed right behind the ↓ is
+        already in the box (read with it, those keys reached the box before this message did)."""
+        if self.strip.items and not self.composer.text and self.focused is self.composer:
+            self.set_focus(self.strip)
 
     def on_strip_left(self, message: Strip.Left) -> None:
         self.composer.focus()

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import events, work
 from textual.message import Message
-from textual.widgets import OptionList, TextArea
+from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from circle.domain import display
@@ -121,6 +121,8 @@ class Composer(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         self.last_typed = self.clock()
         key = event.key
+        if event.is_printable and not self.has_focus and self.screen is self.app.screen:
+            self._take_focus_back()
         handled = True
         if key in ("enter", "tab") and self.completions.open and self.text != self._completed_for:
             self._complete()  # the list is for an earlier text: the change is still queued
@@ -143,6 +145,14 @@ class Composer(TextArea):
             event.prevent_default()
             return
         await super()._on_key(event)
+
+    def _take_focus_back(self) -> None:
+        """A printable key queued here before the focus moved to a part with no text (the strip,
+        selected by a ↓ read in the same burst) is typed here, and the focus comes back with it,
+        so the enter typed next sends the text rather than acting on that part."""
+        focused = self.screen.focused
+        if focused is None or not isinstance(focused, (Input, TextArea)):
+            self.screen.set_focus(self)
 
     async def _run_binding(self, key: str) -> bool:
         """Run the box's own binding of ``key`` (backspace, the arrows, ctrl+w) now. Textual runs
