@@ -4,6 +4,7 @@ above it keep the lines they were drawn with (no widget per block is laid out ag
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
+from textual.content import Content
 
 from circle.entrypoints.tui.widgets.conversation import Answer
 
@@ -70,3 +71,33 @@ async def test_a_frame_draws_again_only_the_lines_that_changed() -> None:
         await until(pilot, lambda: "• item 41" in shown(answer))
         assert answer.render_line(0) is first and answer.render_line(39) is last
         assert "item 41" in answer.render_line(41).text
+
+
+def styled(answer: Answer, said: str) -> str:
+    """The style of ``said`` on the answer's lines as drawn."""
+    content = answer.visual
+    assert isinstance(content, Content)
+    at = content.plain.index(said)
+    return " ".join(str(span.style) for span in content.spans if span.start <= at < span.end)
+
+
+async def test_an_open_emphasis_or_code_span_shows_styled_while_it_streams_not_its_markers() -> None:
+    app = OneAnswer()
+    async with app.run_test(size=(80, 30)) as pilot:
+        answer = app.answer
+        answer.add("First **words** above.\n\nSome **bold te")
+        await until(pilot, lambda: shown(answer) == ["First words above.", "", "Some bold te"])
+        first = answer._drawing.lines[0]
+        assert "bold" in styled(answer, "bold te")
+        answer.add("xt** then `code sp")
+        await until(pilot, lambda: shown(answer)[-1] == "Some bold text then code sp")
+        answer.add("an` and _it")
+        await until(pilot, lambda: shown(answer)[-1] == "Some bold text then code span and it")
+        assert "italic" in styled(answer, "it")
+        answer.add("alic_ and **")  # a marker with nothing after it yet is held back
+        await until(pilot, lambda: shown(answer)[-1] == "Some bold text then code span and italic and")
+        assert answer._drawing.lines[0] is first, "the block above is not drawn again"
+        answer.add("more")
+        await until(pilot, lambda: shown(answer)[-1].endswith("and more"))
+        answer.finish("First **words** above.\n\nSome **bold te")  # never closed: its markers show
+        await until(pilot, lambda: shown(answer) == ["First words above.", "", "Some **bold te"])

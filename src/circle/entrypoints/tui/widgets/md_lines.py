@@ -23,6 +23,7 @@ from rich.text import Text
 from textual.content import Content
 
 from circle.entrypoints.tui.widgets.md_inline import chat_parser, inline_text, table_cells
+from circle.entrypoints.tui.widgets.md_stream import close_open_spans
 
 _BULLETS = ("• ", "◦ ", "▪ ")
 _BLANK = Content("")
@@ -240,6 +241,8 @@ class Drawing:
         self._width = self._width_before = 0
         self._whole = True
         """The units come from parsing the whole text (not its end alone)."""
+        self._closed = False
+        """The last unit was parsed with its open spans closed (the text was growing)."""
         self.lines: list[Content] = []
         """The last drawing's lines; a line of a unit kept is the same object as before."""
         self.height = 0
@@ -286,14 +289,25 @@ class Drawing:
         return drawn
 
     def _parsed(self, source: str, *, growing: bool) -> list[Unit]:
-        if source == self._source and (self._whole or growing):
+        """The units of ``source``; while it grows, its last block's open spans closed (they
+        show as they will once closed, not as raw markers: :mod:`.md_stream`)."""
+        if source == self._source and (self._whole or growing) and (growing or not self._closed):
             return self._units
         self._whole = not (growing and len(self._units) > 1 and source.startswith(self._source))
         if self._whole:
-            return units(source)
+            return self._units_of(source, growing=growing)
         last = self._units[-1]
         tail = "\n".join(source.split("\n")[last.start :])
-        return self._units[:-1] + units(tail, first_line=last.start, first_group=last.group)
+        return self._units[:-1] + self._units_of(
+            tail, growing=growing, first_line=last.start, first_group=last.group
+        )
+
+    def _units_of(
+        self, source: str, *, growing: bool, first_line: int = 0, first_group: int = 0
+    ) -> list[Unit]:
+        shown = close_open_spans(source) if growing else source
+        self._closed = shown != source
+        return units(shown, first_line=first_line, first_group=first_group)
 
 
 __all__ = ["Drawing", "Styles", "Unit", "blocks", "draw_unit", "units"]
