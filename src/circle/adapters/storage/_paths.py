@@ -12,6 +12,7 @@ from circle.domain.messages import Message, Usage
 
 from . import _sql as sql
 from ._rows import CheckpointTuple, LazyCheckpoints, bulk_parsing
+from .tail_ahead import Walked, walk
 
 PARSED_INLINE = 1_000
 """Messages a history read parses on the event loop at most; a longer one parses on a thread."""
@@ -37,34 +38,29 @@ def parsed_path(session_id: str, branch: str, rows: list[CheckpointTuple], head_
 
 
 def tail_rows(
-    connection: sqlite3.Connection, session_id: str, *, branch: str, head_id: str, count: int
-) -> tuple[list[CheckpointTuple], int]:
-    """The last ``count`` rows of the path to ``head_id``, oldest first, and the path's length: the
-    path is walked by key (no message is read but the tail's); a broken one is a StorageError."""
-    (stored,) = connection.execute(sql.CHECKPOINT_COUNT, {"session_id": session_id}).fetchone()
-    where = {"session_id": session_id, "head_id": head_id, "bound": stored}
-    length, oldest_parent, depth = connection.execute(sql.PATH_LENGTH, where).fetchone()
-    if length == 0 or oldest_parent is not None or depth >= stored:
-        problem = "a cycle" if length and depth >= stored else "a missing checkpoint"
+    connection: sqlite3.Connection,
+    session_id: str,
+    *,
+    branch: str,
+    head_id: str,
+    count: int,
+    walked: Walked | None = None,
+) -> tuple[list[CheckpointTuple], int, tuple[tuple[str | None, Usage], ...]]:
+    """The last ``count`` rows of the path to ``head_id``, oldest first, the path's length, and
+    what the answers before those rows used by model (summed by SQLite from the stored JSON, so
+    none of those messages is parsed here). The path is walked by key (``walked``: the walk read
+    ahead, see :mod:`.tail_ahead`); a broken one is a StorageError."""
+    done = walk(connection, session_id, head_id=head_id, count=count) if walked is None else walked
+    length, oldest_parent, depth = done.summary[0][:3]
+    if length == 0 or oldest_parent is not None or depth >= done.stored:
+        problem = "a cycle" if length and depth >= done.stored else "a missing checkpoint"
         raise StorageError(f"branch {branch!r} of session {session_id} is broken: {problem}")
-    rows: list[CheckpointTuple] = connection.execute(
-        sql.PATH_TAIL, {**where, "count": max(0, count)}
-    ).fetchall()
-    return rows, int(length)
-
-
-def spent_before(
-    connection: sqlite3.Connection, session_id: str, *, head_id: str, count: int
-) -> tuple[tuple[str | None, Usage], ...]:
-    """What the answers on the path to ``head_id`` before its last ``count`` rows used, by model:
-    summed by SQLite from the stored JSON, so none of those messages is parsed here."""
-    where = {"session_id": session_id, "head_id": head_id, "count": max(0, count)}
-    (stored,) = connection.execute(sql.CHECKPOINT_COUNT, {"session_id": session_id}).fetchone()
-    rows = connection.execute(sql.PATH_SPENT, {**where, "bound": stored}).fetchall()
-    return tuple(
+    spent = tuple(
         (model, Usage(input=int(i or 0), output=int(o or 0), cache_read=int(r or 0), cache_write=int(w or 0)))
-        for model, i, o, r, w in rows
+        for _, _, _, found, model, i, o, r, w in done.summary
+        if found
     )
+    return list(done.rows), int(length), spent
 
 
 def fork_path(connection: sqlite3.Connection, session_id: str, at: str | None) -> list[CheckpointTuple]:
@@ -120,6 +116,5 @@ __all__ = [
     "fork_path",
     "head",
     "parsed_path",
-    "spent_before",
     "tail_rows",
 ]

@@ -112,17 +112,20 @@ _PATH = (  # the branch's path from :head_id back to the root, by key: no messag
     " UNION ALL SELECT c.id, c.parent_id, p.depth + 1 FROM checkpoints AS c JOIN path AS p"
     " ON c.id = p.parent_id WHERE p.depth < :bound AND c.session_id = :session_id"
 )
-PATH_LENGTH = (  # the path's length, the parent its oldest row names (None at the root), its depth
-    f"{_PATH}) SELECT count(*), (SELECT parent_id FROM path ORDER BY depth DESC LIMIT 1), max(depth)"
-    " FROM path"
-)
-PATH_SPENT = (  # the usage of the answers on the path before its last :count rows, by model
-    f"{_PATH}), answers AS MATERIALIZED (SELECT json_extract(c.message_json, '$.model') AS model,"  # once
-    " json_extract(c.message_json, '$.usage') AS usage FROM path JOIN checkpoints AS c ON c.id = path.id"
-    " WHERE path.depth >= :count AND c.role = 'assistant')"
-    " SELECT model, sum(json_extract(usage, '$.input')), sum(json_extract(usage, '$.output')),"
-    " sum(json_extract(usage, '$.cache_read')), sum(json_extract(usage, '$.cache_write'))"
-    " FROM answers WHERE usage IS NOT NULL GROUP BY model ORDER BY model"
+PATH_SUMMARY = (  # in one walk: the path's length, the parent its oldest row names (None at the
+    # root) and its depth; with, by model, the usage of the answers before its last :count rows
+    f"{_PATH}), walked AS MATERIALIZED (SELECT id, parent_id, depth FROM path),"
+    " answers AS MATERIALIZED (SELECT json_extract(c.message_json, '$.model') AS model,"
+    " json_extract(c.message_json, '$.usage') AS usage FROM walked JOIN checkpoints AS c"
+    " ON c.id = walked.id WHERE walked.depth >= :count AND c.role = 'assistant'),"
+    " spent AS (SELECT 1 AS found, model, sum(json_extract(usage, '$.input')) AS i,"
+    " sum(json_extract(usage, '$.output')) AS o, sum(json_extract(usage, '$.cache_read')) AS r,"
+    " sum(json_extract(usage, '$.cache_write')) AS w FROM answers WHERE usage IS NOT NULL GROUP BY model)"
+    " SELECT summary.length, summary.oldest_parent, summary.depth,"
+    " spent.found, spent.model, spent.i, spent.o, spent.r, spent.w"
+    " FROM (SELECT count(*) AS length, max(depth) AS depth,"
+    " (SELECT parent_id FROM walked ORDER BY depth DESC LIMIT 1) AS oldest_parent FROM walked) AS summary"
+    " LEFT JOIN spent ON 1 ORDER BY spent.model"
 )
 PATH_TAIL = (  # the path's last :count rows, oldest first, as CHECKPOINT_ROWS reads them
     f"{_PATH} LIMIT :count)"
@@ -214,8 +217,7 @@ __all__ = [
     "LIST_SESSIONS",
     "LIST_WORKSPACE_SESSIONS",
     "MOVE_HEAD",
-    "PATH_LENGTH",
-    "PATH_SPENT",
+    "PATH_SUMMARY",
     "PATH_TAIL",
     "RENEW_LEASE",
     "SESSION_EXISTS",

@@ -28,9 +28,10 @@ from circle.domain.messages import Message
 
 from . import _sql as sql
 from ._database import Database
-from ._paths import PARSED_INLINE, copy_path, exists, fork_path, head, parsed_path, spent_before, tail_rows
+from ._paths import PARSED_INLINE, copy_path, exists, fork_path, head, parsed_path, tail_rows
 from ._rows import bulk_parsing, session_infos, to_checkpoint
 from .session_lock import lost_lease_error
+from .tail_ahead import walked
 
 Clock = Callable[[], float]
 
@@ -175,22 +176,34 @@ class SqliteSessionStore:
             _, head_id = head(connection, session_id, branch)
             if head_id is None:
                 return []
+            (stored,) = connection.execute(sql.CHECKPOINT_COUNT, {"session_id": session_id}).fetchone()
+        if stored > PARSED_INLINE:  # a long session is read and parsed apart: the loop goes on drawing
+            return await asyncio.to_thread(self._read_path, session_id, branch)
+        return self._read_path(session_id, branch)
+
+    def _read_path(self, session_id: str, branch: str) -> list[Checkpoint]:
+        """The branch's path read and parsed (its head read again: a message may have come since)."""
+        with self._db.reading() as connection:
+            _require_session(connection, session_id)
+            _, head_id = head(connection, session_id, branch)
+            if head_id is None:
+                return []
             rows = connection.execute(sql.CHECKPOINT_ROWS, {"session_id": session_id}).fetchall()
-        if len(rows) > PARSED_INLINE:  # a long session parses apart: the event loop goes on drawing
-            return await asyncio.to_thread(parsed_path, session_id, branch, rows, head_id)
         return parsed_path(session_id, branch, rows, head_id)
 
     async def tail(self, session_id: str, *, branch: str = MAIN_BRANCH, count: int) -> HistoryTail:
         """The last ``count`` checkpoints of the branch's history and how many come before them:
-        the path is walked by key and only the tail's messages are read and parsed."""
+        the path is walked by key (or was, ahead: :mod:`.tail_ahead`) and only the tail's messages
+        are read and parsed."""
+        ahead = await walked(self._db.path, session_id)
         with self._db.reading() as connection:
             _require_session(connection, session_id)
             _, head_id = head(connection, session_id, branch)
             if head_id is None:
                 return HistoryTail(checkpoints=(), earlier=0)
-            rows, length = tail_rows(connection, session_id, branch=branch, head_id=head_id, count=count)
-            spent = (
-                spent_before(connection, session_id, head_id=head_id, count=count) if length > count else ()
+            found = ahead.get((head_id, count))
+            rows, length, spent = tail_rows(
+                connection, session_id, branch=branch, head_id=head_id, count=count, walked=found
             )
         checkpoints = tuple(to_checkpoint(session_id, row) for row in rows)
         return HistoryTail(checkpoints=checkpoints, earlier=length - len(checkpoints), spent=spent)

@@ -64,9 +64,27 @@ def _in_sessions_folder(opts: RunOptions, env: dict[str, str]) -> RunOptions:
     from circle.entrypoints._session_folder import in_sessions_folder  # one row, no session modules
 
     try:
-        return in_sessions_folder(opts, env, sys.stderr)
+        moved = in_sessions_folder(opts, env, sys.stderr)
     except CircleError:  # the interface reports an unreadable store itself
         return opts
+    _read_tail_ahead(opts.session, env)
+    return moved
+
+
+READ_AHEAD = 60
+"""Messages of a resumed session's tail read ahead: :data:`~.widgets.earlier.TAIL`, which the
+session opens with (not imported here: that module loads the session's types before the frame)."""
+
+
+def _read_tail_ahead(session: str, env: dict[str, str]) -> None:
+    """Walk the resumed session's tail in SQLite on a thread while the interface loads (see
+    :mod:`circle.adapters.storage.tail_ahead`): in a 10,000-message session some 0.1 s."""
+    from circle.adapters._shared.data_folder import data_dir
+    from circle.adapters.storage.tail_ahead import read_ahead
+
+    session_id, _, at = session.partition(":")
+    if not at:  # from a checkpoint the session opens a branch of its own: nothing to read ahead
+        read_ahead(data_dir(env) / "circle.sqlite", session_id, count=READ_AHEAD)
 
 
 __all__ = ["run_tui"]
