@@ -35,6 +35,8 @@ class Harness:
     max_rounds: int | None = None
     catalog: ModelCatalog = field(default_factory=NoCatalog)
     budget_usd: float | None = None
+    data_dir: str | None = None
+    """Where the runtime keeps its data (background jobs: a command's output streams live)."""
 
     def runtime(self) -> Runtime:
         ports = Ports(
@@ -48,7 +50,11 @@ class Harness:
             catalog=self.catalog,
         )
         options = RuntimeOptions(
-            workspace=WORKSPACE, model="scripted", max_rounds=self.max_rounds, budget_usd=self.budget_usd
+            workspace=WORKSPACE,
+            model="scripted",
+            max_rounds=self.max_rounds,
+            budget_usd=self.budget_usd,
+            data_dir=self.data_dir,
         )
         return Runtime(ports, options, events=EventBus(self.sink))
 

@@ -14,14 +14,22 @@ from circle.application.events import (
     AgentStarted,
     ErrorReported,
     ToolExecutionEnded,
+    ToolExecutionUpdated,
     TurnEnded,
     TurnStarted,
 )
 from circle.application.tools.base import ToolContext, ToolOutput
 from circle.domain.errors import ConfigError, ModelConnectionError
-from circle.domain.messages import INTERRUPTED_RESULT, NOT_RUN_RESULT, Message, StopReason, ToolCallPart
+from circle.domain.messages import (
+    INTERRUPTED_RESULT,
+    NOT_RUN_RESULT,
+    Message,
+    StopReason,
+    ToolCallPart,
+    was_interrupted,
+)
 from circle.domain.model import ModelRequest, ToolSpec
-from circle.testing import Call, Hang, ScriptedApprover, answer
+from circle.testing import Call, FakeProcessRunner, Hang, ScriptedApprover, answer
 
 from ._harness import WORKSPACE, Harness
 
@@ -159,6 +167,25 @@ async def test_an_incomplete_answer_ends_the_turn_without_running_its_calls() ->
     assert h.processes.calls == []
     last = (await h.store.history(session.session_id))[-1].message
     assert last.tool_results[0].text == NOT_RUN_RESULT
+
+
+async def test_a_stopped_commands_result_keeps_its_output_so_far_for_the_model_and_its_row() -> None:
+    h = Harness(data_dir="/data")  # commands run as jobs: their output streams as they run
+    h.processes = FakeProcessRunner({"make": Hang("step 1\nstep 2\n")}, files=h.files)
+    h.model.add(answer("", Call("execute", {"command": "make"})), answer("Stopped it."))
+    session = await h.runtime().new_session()
+    task = asyncio.create_task(session.prompt("build"))
+    async with asyncio.timeout(5):
+        while not h.sink.of(ToolExecutionUpdated):
+            await asyncio.sleep(0.001)
+    assert session.cancel()
+    assert (await asyncio.wait_for(task, 5)).aborted
+    result = (await h.store.history(session.session_id))[-1].message.tool_results[0]
+    assert result.text.startswith(INTERRUPTED_RESULT) and was_interrupted(result)
+    assert result.text.endswith("step 1\nstep 2") and result.shown == "step 1\nstep 2"
+    await session.prompt("what did it print?")
+    sent = h.model.requests[-1].messages
+    assert any("step 2" in m.text for m in sent if m.role == "tool")
 
 
 async def test_a_model_error_ends_the_turn_with_the_error_and_keeps_the_message() -> None:

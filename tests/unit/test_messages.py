@@ -74,3 +74,17 @@ def test_a_tool_message_s_text_is_what_its_tools_returned() -> None:
     )
     assert message.text == "one.txt\ntwo.txt"
     assert Message.user("hi").text == "hi"
+
+
+def test_a_stopped_calls_result_keeps_the_end_of_its_output_so_far() -> None:
+    from circle.domain.messages import output_so_far, was_interrupted
+
+    history = [Message.user("go"), _assistant_calling("a", "b")]
+    closing = close_unanswered(history, outputs={"a": "one\ntwo\n"})
+    kept, bare = (m.tool_results[0] for m in closing)
+    assert kept.text == f"{INTERRUPTED_RESULT}\nIts output before it was stopped:\none\ntwo"
+    assert kept.shown == "one\ntwo" and was_interrupted(kept)
+    assert (bare.text, bare.shown) == (INTERRUPTED_RESULT, None)
+    long = "".join(f"line {i}\n" for i in range(3000))
+    end = output_so_far(long, limit=100)
+    assert len(end) <= 100 and end.startswith("line ") and end.endswith("line 2999")

@@ -177,6 +177,8 @@ class AgentLoop:
         self._turn_start = 0
         self._turn_unstored = Usage()
         self._stopped: Message | None = None  # the text of an answer stopped as it streamed
+        self._so_far: dict[str, str] = {}
+        """The running calls' output so far by call id: a stopped call's result keeps it."""
         budget = RequestBudget.for_model(
             info.context_window,
             max_output=settings.max_output_tokens or info.max_output,
@@ -214,6 +216,7 @@ class AgentLoop:
         self._turn_unstored = Usage()
         self._turn_start = len(conversation.messages)
         self._stopped = None
+        self._so_far.clear()
         self.window.start_turn(self._turn_start)
         try:
             turn_id = (
@@ -366,6 +369,7 @@ class AgentLoop:
             raise
         finally:
             CURRENT_CALL.reset(token)
+        self._so_far.pop(call.id, None)
         if output.usage is not None:
             self._turn_unstored = self._turn_unstored + output.usage
             self.costs.count_unstored(output.usage)
@@ -436,6 +440,7 @@ class AgentLoop:
         args: dict[str, JsonValue] = call.parsed_arguments() or {}
 
         def report(partial: str) -> None:
+            self._so_far[call.id] = partial
             self.events.emit(
                 ToolExecutionUpdated(tool_call_id=call.id, tool_name=call.name, args=args, partial=partial)
             )
@@ -531,11 +536,14 @@ class AgentLoop:
 
     async def _record_interruption(self, conversation: Conversation) -> str:
         """Store what a stop left: the answer's text shown so far (returned: the turn's answer),
-        results for unanswered calls."""
+        results for unanswered calls (a running command's with its output so far)."""
         partial, self._stopped = self._stopped, None
         if partial is not None:
             await conversation.append(partial, self.events)
-        for result in close_unanswered(conversation.messages):
+        mask = self.context.secrets.mask
+        outputs = {call: mask(output) for call, output in self._so_far.items()}
+        self._so_far.clear()
+        for result in close_unanswered(conversation.messages, outputs=outputs):
             await conversation.append(result, self.events)
         return "" if partial is None else partial.text
 

@@ -8,7 +8,7 @@ text, thinking and tool calls. Values are frozen; the store never rewrites a sto
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -199,9 +199,15 @@ class Message(_Frozen):
         return cls(role="user", parts=(TextPart(text=text), *media), shown=shown)
 
     @classmethod
-    def tool_result(cls, *, call_id: str, name: str, text: str, is_error: bool = False) -> Message:
+    def tool_result(
+        cls, *, call_id: str, name: str, text: str, is_error: bool = False, shown: str | None = None
+    ) -> Message:
         part = ToolResultPart(
-            tool_call_id=call_id, tool_name=name, content=(TextPart(text=text),), is_error=is_error
+            tool_call_id=call_id,
+            tool_name=name,
+            content=(TextPart(text=text),),
+            is_error=is_error,
+            shown=shown,
         )
         return cls(role="tool", parts=(part,))
 
@@ -256,18 +262,41 @@ def unanswered_tool_calls(messages: list[Message]) -> list[ToolCallPart]:
     return []
 
 
-def close_unanswered(messages: list[Message], *, text: str = INTERRUPTED_RESULT) -> list[Message]:
-    """Error results for every unanswered tool call, so the next request is valid everywhere."""
-    return [
-        Message.tool_result(call_id=c.id, name=c.name, text=text, is_error=True)
-        for c in unanswered_tool_calls(messages)
-    ]
+PARTIAL_OUTPUT_CHARS = 8_000
+"""How much of a stopped call's output so far its result keeps (its end)."""
+
+
+def output_so_far(output: str, *, limit: int = PARTIAL_OUTPUT_CHARS) -> str:
+    """The end of a stopped call's output so far: its last ``limit`` characters, from a line's start."""
+    output = output.rstrip()
+    if len(output) <= limit:
+        return output
+    cut = output[-limit:]
+    return cut[cut.find("\n") + 1 :] if "\n" in cut else cut
+
+
+def close_unanswered(
+    messages: list[Message], *, text: str = INTERRUPTED_RESULT, outputs: Mapping[str, str] | None = None
+) -> list[Message]:
+    """Error results for every unanswered tool call, so the next request is valid everywhere;
+    ``outputs``: a stopped call's output so far by its id, kept in its result (for the model) and
+    shown on its row."""
+    closed = []
+    for call in unanswered_tool_calls(messages):
+        said = output_so_far((outputs or {}).get(call.id, ""))
+        full = f"{text}\nIts output before it was stopped:\n{said}" if said else text
+        shown = said or None
+        closed.append(
+            Message.tool_result(call_id=call.id, name=call.name, text=full, is_error=True, shown=shown)
+        )
+    return closed
 
 
 __all__ = [
     "INTERRUPTED",
     "INTERRUPTED_RESULT",
     "NOT_RUN_RESULT",
+    "PARTIAL_OUTPUT_CHARS",
     "STOPPED_RESULT",
     "Aside",
     "DocumentPart",
@@ -284,6 +313,7 @@ __all__ = [
     "ToolResultPart",
     "Usage",
     "close_unanswered",
+    "output_so_far",
     "unanswered_tool_calls",
     "was_interrupted",
 ]

@@ -119,10 +119,11 @@ class ToolRow(Vertical, can_focus=True):
 
     def stored_end(self, result: ToolResultPart) -> None:
         """End as ``result``, the call's stored result, says: a call that was stopped before it
-        finished is drawn as it was when it stopped."""
+        finished is drawn as it was when it stopped, its last lines of output with it."""
         if result.diff is not None:  # kept with the result: the file as it was is gone
             self.diff = result.diff
         if was_interrupted(result):
+            self.live(result.shown or "")  # its output when it was stopped, as its row showed it
             self.stop()
         else:
             self.end(result.shown or result.text, is_error=result.is_error)
