@@ -67,6 +67,7 @@ async def _at_end_with_all(pilot: object, app: CircleApp, screen: MainScreen, an
     view = screen.conversation
     await until(pilot, lambda: _answers(screen) == answers)
     await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y)
+    await until(pilot, lambda: not view.drawing_above)  # the last slice in: an undo before it draws all
     assert view.following
 
 
