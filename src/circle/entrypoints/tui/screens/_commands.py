@@ -19,6 +19,7 @@ from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 if TYPE_CHECKING:
     from circle.application.undo import Undo
     from circle.entrypoints.tui.screens.main import MainScreen
+    from circle.entrypoints.tui.widgets.key_list import KeyList
 
 
 class SlashCommands:
@@ -72,12 +73,17 @@ class SlashCommands:
     async def do_help(self, argument: str) -> None:
         from circle.entrypoints.tui.widgets.key_list import KeyList
 
-        self.screen.conversation.add(KeyList("Commands:", _slash.help_rows()))
+        self.screen.conversation.add(self._said(KeyList("Commands:", _slash.help_rows())))
 
     async def do_hotkeys(self, argument: str) -> None:
         from circle.entrypoints.tui.widgets.key_list import KeyList
 
-        self.screen.conversation.add(KeyList("Keys:", _slash.HOTKEYS))
+        self.screen.conversation.add(self._said(KeyList("Keys:", _slash.HOTKEYS)))
+
+    def _said(self, row: KeyList) -> KeyList:
+        """``row``, kept where it is through /undo, /redo and /tree (see :mod:`.said`)."""
+        row.after = len(self.host.session.conversation.messages)
+        return row
 
     async def do_quit(self, argument: str) -> None:
         self.screen.post_message(self.screen.QuitWanted(0))
@@ -108,8 +114,12 @@ class SlashCommands:
         self.screen.refresh_footer()
 
     async def _reset_view(self) -> None:
-        conversation = self.host.session.conversation
+        from circle.entrypoints.tui.widgets.said import put_back, said_rows
+
+        conversation, view = self.host.session.conversation, self.screen.conversation
+        said = said_rows(view)
         await self.screen.conversation.redraw(conversation.messages, unread=conversation.earlier)
+        put_back(view, said, start=view.drawn.start, drawn=[rows for _, rows in view.drawn.rows])
         self.screen.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
         self.screen.refresh_footer()
         read_rest_later(self.screen)  # /resume of a long session: the rest is read after its tail

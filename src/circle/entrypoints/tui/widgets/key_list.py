@@ -26,6 +26,9 @@ class KeyList(Notice):
         rows: each name and what it does.
     """
 
+    after: int | None = None
+    """Kept through a redraw after so many messages (see :mod:`.said`); None: not kept."""
+
     def __init__(self, title: str, rows: Sequence[tuple[str, str]]) -> None:
         self.title = title
         self.rows = tuple(rows)
@@ -33,6 +36,9 @@ class KeyList(Notice):
         plain = "\n".join([title, *(f"{' ' * INDENT}{name:<{width}} {what}" for name, what in self.rows)])
         super().__init__(plain)
         self.name_width = width
+
+    def again(self) -> KeyList:
+        return KeyList(self.title, self.rows)
 
     def render(self) -> RenderResult:
         table = Table.grid(padding=(0, 1, 0, 0))

@@ -57,7 +57,12 @@ async def look_around(host: Host, *, now: float) -> Found:
 class Welcome(Static):
     """The welcome: its first line now, what was found once :meth:`fill` has looked."""
 
+    after: int | None = 0
+    """Kept at the top through a redraw (see :mod:`.said`)."""
+
     def __init__(self, workspace: str) -> None:
+        self.workspace = workspace
+        self.found: Found | None = None
         self.first = (
             f"Circle in {escape_for_display(workspace, newlines=False)}. Type a message and press enter; "
             "/help lists the commands, ctrl+c twice leaves."
@@ -72,7 +77,15 @@ class Welcome(Static):
             return
         self.show(found)
 
+    def again(self) -> Welcome:
+        """The welcome as it shows now, new."""
+        again = Welcome(self.workspace)
+        if self.found is not None:
+            again.show(self.found)
+        return again
+
     def show(self, found: Found) -> None:
+        self.found = found
         text = Text(self.first)
         rows: list[tuple[str, list[str]]] = []
         if found.instructions_off:
