@@ -19,6 +19,10 @@ with a baseline measured in the same run:
   until keys typed at the first frame show in the input box too, against a new session's; and the
   CPU seconds spent until ready (steadier than wall time on a loaded machine);
 - peak RSS of the interface (ru_maxrss) after the stream and after the resume.
+
+With ``--only resume --base TREE`` (a ``git worktree`` of an older commit): the 10k resume to a
+usable screen, the key typed at once then, and the CPU until ready, with this tree's ``src`` and
+``TREE``'s in turn, so both see the same load.
 """
 
 from __future__ import annotations
@@ -263,6 +267,9 @@ def main() -> None:
         choices=["resume"],
         help="resume: only a new session's ready time and the resume, interleaved",
     )
+    parser.add_argument(
+        "--base", type=Path, help="with --only resume: the tree to compare with (a worktree), in turn"
+    )
     args = parser.parse_args()
     root = Path(__file__).resolve().parents[1]  # bytecode for the editable install, as bench_cli does
     subprocess.run([PY, "-m", "compileall", "-q", str(root / "src" / "circle")], check=True)
@@ -279,6 +286,9 @@ def main() -> None:
             bare.write_text(BARE_APP)
             echo = Path(tmp, "echo.py")
             echo.write_text(ECHO_JSON)
+            if args.only == "resume" and args.base is not None:
+                _resume_against(args.runs, env, work, messages=args.messages, home=home, base=args.base)
+                return
             if args.only == "resume":
                 _resume_only(args.runs, env, work, messages=args.messages, home=home)
                 return
@@ -324,15 +334,67 @@ def _resume_only(runs: int, env: dict[str, str], work: Path, *, messages: int, h
         ("new session ready", new),
         (f"resume {messages:,}", resumed),
         ("new session usable", new_usable),
-        ("resume usable", usable),
+        (f"{messages // 1000}k resume to usable screen", usable),
         ("new session CPU", new_cpu),
         ("resume CPU", cpu),
     )
     for name, times in rows:
-        print(f"{name:<19} median {statistics.median(times):.3f} s  ({', '.join(f'{t:.2f}' for t in times)})")
+        print(f"{name:<28} median {statistics.median(times):.3f} s  ({', '.join(f'{t:.2f}' for t in times)})")
     ratio = statistics.median(resumed) / statistics.median(new)
     typed_ratio = statistics.median(usable) / statistics.median(new_usable)
     print(f"ratio {ratio:.2f} ready, {typed_ratio:.2f} usable (a key typed at the first frame); load {load}")
+
+
+def key_after_resume(argv: list[str], *, env: dict[str, str], cwd: Path, shown: str) -> tuple[float, float]:
+    """Seconds from the spawn until the screen is usable (as :func:`usable_time`), and from a key
+    typed at once then until it shows (the rest of the session is read meanwhile)."""
+    term = PtyScreen(argv, env=env, cwd=cwd)
+    try:
+        term.until(lambda text: bool(text.strip()), what="a first frame")
+        term.send(TYPED.encode())
+        done = lambda text: shown in text and READY in text and TYPED in text  # noqa: E731
+        usable = term.until(done, what=f"{shown} and {TYPED}") - term.start
+        return usable, term.key_latency("W", typed=TYPED + "W")
+    finally:
+        term.close()
+
+
+def _resume_against(
+    runs: int, env: dict[str, str], work: Path, *, messages: int, home: Path, base: Path
+) -> None:
+    """The resume of a ``messages``-long session with this tree's ``src`` and ``base``'s, in turn
+    ``runs`` times after one of each left out: until usable (the last message, the footer and the
+    keys typed at the first frame on the screen), the key typed then, and the CPU until ready."""
+    trees = {"this tree": Path(__file__).resolve().parents[1], "base": base.resolve()}
+    for tree in trees.values():
+        subprocess.run([PY, "-m", "compileall", "-q", str(tree / "src" / "circle")], check=True)
+    session = make_session(home, work, messages)
+    last = f"answer {messages - 1}:" if messages % 2 == 0 else f"question {messages - 1}"
+    argv = [CIRCLE, "--session", session]
+    got: dict[str, dict[str, list[float]]] = {name: {"usable": [], "key": [], "cpu": []} for name in trees}
+    for index in range(runs + 1):
+        for name, tree in trees.items():
+            tree_env = {**env, "PYTHONPATH": str(tree / "src")}
+            usable, key = key_after_resume(argv, env=tree_env, cwd=work, shown=last)
+            cpu = ready_cpu(argv, env=tree_env, cwd=work, shown=last)
+            if index:
+                for what, value in (("usable", usable), ("key", key), ("cpu", cpu)):
+                    got[name][what].append(value)
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    rows = (
+        (f"{messages // 1000}k resume to usable screen", "usable", "s"),
+        ("key typed at once then", "key", "ms"),
+        ("resume CPU until ready", "cpu", "s"),
+    )
+    for label, what, unit in rows:
+        scale = 1000 if unit == "ms" else 1
+        this, was = (statistics.median(got[name][what]) * scale for name in trees)
+        each = {name: ", ".join(f"{t * scale:.2f}" for t in got[name][what]) for name in trees}
+        print(
+            f"{label:<28} {this:7.3f} {unit}  base {was:7.3f} {unit}  ratio {this / was:.2f}"
+            f"  (this: {each['this tree']}; base: {each['base']})"
+        )
+    print(f"medians of {runs} runs each, in turn; load {load}")
 
 
 def _paint(runs: int, env: dict[str, str], work: Path, bare: Path, echo: Path) -> dict[str, float]:

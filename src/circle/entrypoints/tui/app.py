@@ -219,7 +219,6 @@ class CircleApp(App[int]):
         from circle.entrypoints.tui.screens.main import MainScreen
         from circle.entrypoints.tui.screens.setup import SetupScreen
         from circle.entrypoints.tui.screens.trust import TrustScreen
-        from circle.entrypoints.tui.widgets.find_bar import mount_find_bar
 
         if self.backend.needs_setup() and not await self.push_screen_wait(SetupScreen(self.backend)):
             self.fail("no endpoint was set up")
@@ -252,7 +251,6 @@ class CircleApp(App[int]):
         screen.conversation.differ = self.previews.diff
         self.sink.screen = screen
         await self.push_screen(screen)
-        await mount_find_bar(screen)
         await asyncio.sleep(0)
         self.host = host  # ready: the session screen is up
         self.call_later(self._replay_early_keys)  # after the keys already queued, which it holds

@@ -10,6 +10,7 @@ reads them, the conversation is told then and draws them on scroll-up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from circle.domain.errors import CircleError
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 READ_AFTER_S = 0.5
 """Seconds after a long session's tail is drawn that the rest is read (its first frames take them:
 in a 10,000-message session a read alongside held the ready screen back 0.16 s of 1.44)."""
+TAIL_CHECK_S = 0.05
+"""How often it is seen whether the tail's slices are all in, before :data:`READ_AFTER_S` counts."""
 
 
 def show_session(screen: MainScreen) -> None:
@@ -37,7 +40,17 @@ def read_rest_later(screen: MainScreen) -> None:
     of the earlier messages then (:func:`_told_when_read`)."""
     if not screen.host.session.conversation.complete:  # a parse alongside would hold them back
         _told_when_read(screen)
-        screen.set_timer(READ_AFTER_S, lambda: read_rest(screen))
+        _after_the_tail(screen, lambda: read_rest(screen))
+
+
+def _after_the_tail(screen: MainScreen, then: Callable[[], None]) -> None:
+    """``then``, :data:`READ_AFTER_S` after the tail's last slice went in: counted from the first
+    frame instead, on a loaded machine the read came while the slices, and the keys typed at the
+    first frame, were still going in, and held them back."""
+    if screen.conversation.drawing_above:
+        screen.set_timer(TAIL_CHECK_S, lambda: _after_the_tail(screen, then))
+    else:
+        screen.set_timer(READ_AFTER_S, then)
 
 
 def _told_when_read(screen: MainScreen) -> None:
@@ -71,4 +84,4 @@ def read_rest(screen: MainScreen) -> None:
     screen.run_worker(read(), group="rest")
 
 
-__all__ = ["READ_AFTER_S", "read_rest", "read_rest_later", "show_session"]
+__all__ = ["READ_AFTER_S", "TAIL_CHECK_S", "read_rest", "read_rest_later", "show_session"]

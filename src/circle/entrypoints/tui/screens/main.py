@@ -57,6 +57,9 @@ class MainScreen(ViewKeys):
             self.code = code
 
     CSS_PATH = Path(__file__).with_name("main.tcss")
+    AUTO_FOCUS = "Composer"
+    """The input box has the focus from the first frame: the conversation taking it first, then
+    giving it up, styled all its rows twice more (in a resumed session's tail some 0.1 s)."""
     BINDINGS = [  # noqa: RUF012
         Binding("escape", "cancel_turn", "cancel", show=False),
         Binding("ctrl+b", "background", "background", show=False, priority=True),
@@ -92,7 +95,10 @@ class MainScreen(ViewKeys):
         self.commands = SlashCommands(self)
 
     def compose(self) -> ComposeResult:
+        from circle.entrypoints.tui.widgets.find_bar import FindBar
+
         yield self.conversation
+        yield FindBar(self.conversation)  # hidden till ctrl+f; laid out with the rest, not after
         yield self.below
         yield self.plan
         yield self.completions

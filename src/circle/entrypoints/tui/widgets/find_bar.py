@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import ComposeResult
@@ -25,9 +24,6 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from circle.entrypoints.tui.widgets.stale_keys import pass_on
-
-if TYPE_CHECKING:
-    from circle.entrypoints.tui.screens.main import MainScreen
 
 MATCH_STYLE = "black on #d7af5f"
 CURRENT_STYLE = "bold black on #ff8700"
@@ -214,15 +210,10 @@ class FindBar(Horizontal):
             self.screen.set_focus(self._back_to)
 
 
-async def mount_find_bar(screen: MainScreen) -> None:
-    """Put the (hidden) find bar under the session screen's conversation."""
-    await screen.mount(FindBar(screen.conversation), after=screen.conversation)
-
-
 def open_find_bar(screen: Screen[object]) -> None:
     """Open the session screen's find bar at once, so the keys typed next go into it."""
     for bar in screen.query(FindBar):
         bar.open()
 
 
-__all__ = ["FindBar", "Finder", "Match", "mount_find_bar", "open_find_bar"]
+__all__ = ["FindBar", "Finder", "Match", "open_find_bar"]
