@@ -74,3 +74,22 @@ async def test_the_help_said_between_two_turns_stays_between_them_and_after_the_
             "UserRow",
             "Answer",
         ], shown
+
+
+async def test_a_new_session_does_not_keep_what_was_said_in_the_one_before(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.model.add(answer("First answer."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        view = screen.conversation
+        await send(pilot, screen, "/help")
+        await until(pilot, lambda: bool(view.query(KeyList)))
+        await send(pilot, screen, "one")
+        await until(pilot, lambda: len(view.query(TurnLine)) == 1)
+        await send(pilot, screen, "/new")
+        await until(pilot, lambda: "New session" in str(list(view.children)[-1].render()))
+        await pilot.pause(0.2)
+        assert kinds(app) == ["Notice"], kinds(app)

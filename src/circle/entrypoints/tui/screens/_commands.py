@@ -83,6 +83,7 @@ class SlashCommands:
     def _said(self, row: KeyList) -> KeyList:
         """``row``, kept where it is through /undo, /redo and /tree (see :mod:`.said`)."""
         row.after = len(self.host.session.conversation.messages)
+        row.session = self.host.session.session_id
         return row
 
     async def do_quit(self, argument: str) -> None:
@@ -117,7 +118,7 @@ class SlashCommands:
         from circle.entrypoints.tui.widgets.said import put_back, said_rows
 
         conversation, view = self.host.session.conversation, self.screen.conversation
-        said = said_rows(view)
+        said = said_rows(view, session=self.host.session.session_id)
         await self.screen.conversation.redraw(conversation.messages, unread=conversation.earlier)
         put_back(view, said, start=view.drawn.start, drawn=[rows for _, rows in view.drawn.rows])
         self.screen.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)

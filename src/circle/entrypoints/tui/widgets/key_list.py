@@ -28,6 +28,8 @@ class KeyList(Notice):
 
     after: int | None = None
     """Kept through a redraw after so many messages (see :mod:`.said`); None: not kept."""
+    session: str | None = None
+    """The session it was said in."""
 
     def __init__(self, title: str, rows: Sequence[tuple[str, str]]) -> None:
         self.title = title

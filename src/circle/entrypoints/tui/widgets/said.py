@@ -1,5 +1,5 @@
 """What the person's own commands said (the welcome, /help's and /hotkeys' lists) stays where it was
-when the conversation is drawn again (/undo, /redo, /tree, /fork): it belongs to no message, so the
+when the session's conversation is drawn again (/undo, /redo, /tree): it belongs to no message, so the
 rows drawn from the session's messages would leave it out.
 
 Each such row knows how many of the session's messages were said before it (:attr:`Said.after`).
@@ -24,15 +24,22 @@ class Said(Protocol):
 
     after: int | None
     """How many of the session's messages came before it (None: not kept)."""
+    session: str | None
+    """The session it was said in: a redraw of another (/new, /resume, /fork) does not keep it."""
 
     def again(self) -> Widget:
         """The same row, new (to be mounted in place of this one)."""
         ...
 
 
-def said_rows(view: Widget) -> list[tuple[int, Said]]:
-    """The rows of ``view`` to keep through a redraw, in order, each with its :attr:`Said.after`."""
-    return [(row.after, row) for row in view.children if isinstance(row, Said) and row.after is not None]
+def said_rows(view: Widget, *, session: str) -> list[tuple[int, Said]]:
+    """The rows of ``view`` said in ``session`` to keep through a redraw of it, in order, each with
+    its :attr:`Said.after`."""
+    return [
+        (row.after, row)
+        for row in view.children
+        if isinstance(row, Said) and row.after is not None and row.session == session
+    ]
 
 
 def put_back(view: Widget, said: list[tuple[int, Said]], *, start: int, drawn: list[list[Widget]]) -> None:
@@ -45,7 +52,7 @@ def put_back(view: Widget, said: list[tuple[int, Said]], *, start: int, drawn: l
             continue
         again = row.again()
         assert isinstance(again, Said)
-        again.after = after
+        again.after, again.session = after, row.session
         placed.append((again, _before(view, after, start=start, drawn=drawn, mapped=mapped)))
     for index, (again, before) in enumerate(placed):
         if index and placed[index - 1][1] is before:  # under the one put back above the same row

@@ -62,6 +62,8 @@ class Welcome(Static):
 
     def __init__(self, workspace: str) -> None:
         self.workspace = workspace
+        self.session: str | None = None
+        """The session it welcomes (once :meth:`fill` has started)."""
         self.found: Found | None = None
         self.first = (
             f"Circle in {escape_for_display(workspace, newlines=False)}. Type a message and press enter; "
@@ -71,6 +73,7 @@ class Welcome(Static):
 
     async def fill(self, host: Host) -> None:
         """Look up what the folder has and show it (nothing more when it cannot be looked up)."""
+        self.session = host.session.session_id
         try:
             found = await look_around(host, now=time.time())
         except (CircleError, OSError):
@@ -80,6 +83,7 @@ class Welcome(Static):
     def again(self) -> Welcome:
         """The welcome as it shows now, new."""
         again = Welcome(self.workspace)
+        again.session = self.session
         if self.found is not None:
             again.show(self.found)
         return again
