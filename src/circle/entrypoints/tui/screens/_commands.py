@@ -15,6 +15,7 @@ from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui._recent import session_choices
 from circle.entrypoints.tui.screens._rest import read_rest_later
 from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
+from circle.entrypoints.tui.widgets.rows import Notice
 
 if TYPE_CHECKING:
     from circle.application.undo import Undo
@@ -114,12 +115,14 @@ class SlashCommands:
             self.say(self.host.switch_thinking(level))
         self.screen.refresh_footer()
 
-    async def _reset_view(self) -> None:
+    async def _reset_view(self, line: Notice | None = None) -> None:
+        """The conversation drawn again for the session now open, ``line`` under it (in the same
+        frame as the rows)."""
         from circle.entrypoints.tui.widgets.said import put_back, said_rows
 
         conversation, view = self.host.session.conversation, self.screen.conversation
         said = said_rows(view, session=self.host.session.session_id)
-        await self.screen.conversation.redraw(conversation.messages, unread=conversation.earlier)
+        await self.screen.conversation.redraw(conversation.messages, unread=conversation.earlier, line=line)
         put_back(view, said, start=view.drawn.start, drawn=[rows for _, rows in view.drawn.rows])
         self.screen.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
         self.screen.refresh_footer()
@@ -238,13 +241,16 @@ class SlashCommands:
 
         if self.undo is None:
             self.undo = _branches.make_undo(self.host)
+        # the keys read with the enter are drawn first: the store and the rows take a while
+        await self.screen.conversation.wait_for_refresh()
         session = self.host.session
         outcome = await (self.undo.redo(session) if redo else self.undo.undo(session))
+        line, kind = _branches.said(self.host, outcome, redo=redo)
         if outcome is not None and outcome.done:
             self.host.count_history()
-            await self._reset_view()
-        line, kind = _branches.said(self.host, outcome, redo=redo)
-        self.say(line, kind=kind)
+            await self._reset_view(Notice(line, kind=kind))
+        else:
+            self.say(line, kind=kind)
 
     async def do_compact(self, argument: str) -> None:
         self.screen.busy.show("Compacting…")

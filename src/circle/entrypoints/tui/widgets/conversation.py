@@ -33,7 +33,14 @@ from circle.application.events import (
 from circle.domain.messages import Message, StopReason
 from circle.entrypoints.tui._format import compaction_line, tool_title
 from circle.entrypoints.tui._preview import PreviewShown
-from circle.entrypoints.tui.widgets.drawn import Drawing, Drawn, redraw_in_place, stored_rows
+from circle.entrypoints.tui.widgets.drawn import (
+    Drawing,
+    Drawn,
+    OneAtATime,
+    drawn_before_mount,
+    redraw_in_place,
+    stored_rows,
+)
 from circle.entrypoints.tui.widgets.earlier import Earlier, tail_size, tail_start
 from circle.entrypoints.tui.widgets.held_view import HeldView
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
@@ -82,6 +89,7 @@ class ConversationView(HeldView):
         """The stored messages the rows draw, each with its rows (for /undo and /redo)."""
         self.slices_held = False
         """For tests: the slices wait for calls to :meth:`next_slice` rather than a frame each."""
+        self._redraws = OneAtATime()
 
     def follow(self) -> None:
         """Go to the end and follow it again (once the new layout is known)."""
@@ -307,30 +315,32 @@ class ConversationView(HeldView):
         self.mount_all(rows, before=top)
         self._after_frame()
 
-    async def redraw(self, messages: list[Message], *, unread: int = 0) -> None:
+    async def redraw(self, messages: list[Message], *, unread: int = 0, line: Notice | None = None) -> None:
         """Draw ``messages`` instead of the rows shown (after /undo, /redo, /tree, /new), at the
         end from the first frame: the old rows go and the new tail comes in one batch, anchored
-        (``unread`` as for :meth:`replay`)."""
+        (``unread`` as for :meth:`replay`), with ``line`` under them (what the command said). It
+        runs to its end though the command is cancelled (the rows' account changes first)."""
+        await self._redraws.run(lambda: self._redraw(messages, unread=unread, line=line))
+
+    async def _redraw(self, messages: list[Message], *, unread: int, line: Notice | None) -> None:
         start = tail_start(messages, keep=tail_size(self.app.size.height))
         in_place = redraw_in_place(self, messages, start=start, unread=unread)
+        if in_place is not None:  # the last turn taken back or brought back: only its rows
+            await drawn_before_mount(in_place.added, like=in_place.kept)  # keys are drawn meanwhile
         with self.app.batch_update():
-            if in_place is not None:  # the last turn taken back or brought back: only its rows
-                self.unpin()
-                self._set_unseen(False)
-                self.anchor()
-                await in_place()
-                self.settle()
-                self.follow()
-                return
-            await self.remove_children()
-            self._slices = []
-            self.tools.clear()
-            self.earlier = None
-            self.drawing_above = False
             self.unpin()
             self._set_unseen(False)
             self.anchor()  # let go in arrange() if the rows fit
-            await self.replay(messages, unread=unread)
+            if in_place is not None:
+                await in_place.apply()
+                self.settle()
+            else:
+                await self.remove_children()
+                self._slices, self.earlier, self.drawing_above = [], None, False
+                self.tools.clear()
+                await self.replay(messages, unread=unread)
+            if line is not None:
+                self.add(line)
         self.follow()
 
     def _fill(self) -> None:
@@ -368,11 +378,7 @@ class ConversationView(HeldView):
 
     def draw(self, messages: list[Message]) -> Drawing:
         """Each of ``messages`` with the rows that draw it, not yet mounted."""
-        return [(message, list(self._rows([message]))) for message in messages]
-
-    def _rows(self, messages: list[Message]) -> list[Static | Vertical | Markdown | Collapsible]:
-        """The rows that draw stored ``messages``, not yet mounted."""
-        return stored_rows(messages, tools=self.tools)
+        return [(message, list(stored_rows([message], tools=self.tools))) for message in messages]
 
 
 __all__ = [

@@ -189,6 +189,23 @@ class ChatMarkdown(Static):
         self._shown = self._drawn = self._drawing.draw(self._source, width, styles, growing=self._growing)
         self._layout_cache.clear()  # not Static's content setter: that lays out again, inside the layout
 
+    @property
+    def drawn_at(self) -> tuple[int, Styles] | None:
+        """The width and styles the lines shown were drawn with; None before they were drawn."""
+        return (self._width, self._drawn_styles) if self._width and self._drawn_styles else None
+
+    def draw_before_mount(self, width: int, styles: Styles) -> None:
+        """Draw the lines at ``width`` in ``styles`` now, for a widget not mounted yet (on any
+        thread: it touches nothing else): its first layout at that width draws nothing."""
+        if not self._source.strip():
+            return
+        try:
+            drawn = self._drawing.draw(self._source, width, styles, growing=self._growing)
+        except Exception:  # drawn by its layout, where a fault shows as it always did
+            return
+        self._width, self._drawn_styles = width, styles
+        self._shown = self._drawn = drawn
+
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The text selected, without the spaces a code block's lines are padded with."""
         got = super().get_selection(selection)

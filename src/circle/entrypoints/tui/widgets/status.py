@@ -167,8 +167,11 @@ class PlanBox(Static):
         self.todos: tuple[Todo, ...] = ()
         self.plan_mode = False
         self.display = False
+        self._text = Text()
 
     def set(self, todos: Sequence[Todo] | None = None, *, plan_mode: bool | None = None) -> None:
+        """Show ``todos`` and whether plan mode is on; the same again changes nothing (an update
+        lays the whole screen out again: /undo's frame in a long session, once more)."""
         if todos is not None:
             self.todos = tuple(todos)
         if plan_mode is not None:
@@ -189,7 +192,9 @@ class PlanBox(Static):
                 )
                 text.append(f"{TODO_MARKS[todo.status]} {escape_for_display(todo.content)}\n", style=style)
         text.rstrip()
-        self.update(text)
+        if text != self._text:
+            self._text = text
+            self.update(text)
         self.display = bool(self.todos or self.plan_mode)
 
 
@@ -267,6 +272,7 @@ class FooterLine(Static):
     def __init__(self) -> None:
         super().__init__("", id="footer")
         self.line: Callable[..., str] | None = None
+        self._said = ""
 
     def show(self, line: Callable[..., str]) -> None:
         """Show ``line(width=…)``: the footer's words for a given width (None: unlimited)."""
@@ -277,8 +283,10 @@ class FooterLine(Static):
         self._draw()
 
     def _draw(self) -> None:
-        if self.line is not None:
-            self.update(self.line(width=self.content_size.width or None))
+        """The line drawn again when its words changed (each agent event and command asks)."""
+        if self.line is not None and (said := self.line(width=self.content_size.width or None)) != self._said:
+            self._said = said
+            self.update(said)
 
 
 __all__ = ["BusyLine", "FooterLine", "PlanBox", "Strip", "StripItem", "fit"]
