@@ -55,7 +55,7 @@ class ViewKeys(Screen[None]):
             raise SkipAction()
         view = self.conversation
         if step < 0:
-            view.scroll_page_up(animate=False)
+            view.page_up()
         elif view.scroll_y + view.scrollable_content_region.height >= view.max_scroll_y:
             view.follow()  # the last page: follow the end again (a scroll there would let go)
         else:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.widget import Widget
 
 from circle.entrypoints.tui.widgets.earlier import PIN_S
@@ -32,6 +34,8 @@ class HeldView(VerticalScroll):
         self._pinned: Mark | None = None
         self._pinned_y = 0.0
         """The row read, and where the view was when it was taken."""
+        self._pages_from_end = 0
+        """PageUps pressed at the end, waiting for the frame to be drawn (:meth:`page_up`)."""
 
     @property
     def following(self) -> bool:
@@ -49,6 +53,24 @@ class HeldView(VerticalScroll):
             if region.bottom > y and region.height and not self.skips(row):
                 return row, y - region.y
         return None
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """The rows laid out; with a row held, the view is put back on it in this same layout, so
+        the frame drawn with a slice just laid out above shows the line read (moved back only
+        once the new heights were known, each slice's first frame showed the rows a slice above)."""
+        arranged = super().arrange(size, optimal)
+        if self._pinned is None or (self.is_anchored and not self._anchor_released):
+            return arranged
+        row, below = self._pinned
+        for placement in arranged.placements:
+            if placement.widget is row:
+                end = arranged.spatial_map.total_region.bottom - size.height
+                y = max(0.0, min(placement.region.y + below, float(end)))
+                self._pinned_y = y
+                self.set_reactive(HeldView.scroll_y, y)
+                self.set_reactive(HeldView.scroll_target_y, y)
+                break
+        return arranged
 
     def y_of(self, mark: Mark) -> float:
         """Where ``mark`` is now, kept within the view's scroll range."""
@@ -97,6 +119,26 @@ class HeldView(VerticalScroll):
         self._pinned_y = self.y_of(self._pinned)
         self.scroll_to(y=self._pinned_y, animate=False, immediate=True)
         return True
+
+    def page_up(self) -> None:
+        """PageUp. From the end it goes a page up from the end as laid out once the frame is drawn:
+        a resumed tail's first frame lays its rows out before Textual moves the view to the end
+        (it showed the tail's top for that frame), and a page counted from there landed on other
+        rows. The view lets go of the end at once, so nothing takes it back there meanwhile."""
+        if self._pages_from_end:
+            self._pages_from_end += 1
+        elif self.following:
+            self._pages_from_end = 1
+            self._anchored = True
+            self.release_anchor()
+            self.call_after_refresh(self._page_up_from_end)
+        else:
+            self.scroll_page_up(animate=False)
+
+    def _page_up_from_end(self) -> None:
+        pages, self._pages_from_end = self._pages_from_end, 0
+        page = self.scrollable_content_region.height
+        self.scroll_to(y=max(0, self.max_scroll_y - pages * page), animate=False)
 
     def scroll_to(self, x: float | None = None, y: float | None = None, **options: Any) -> None:
         """As Textual's; while rows go in above, a scroll applied after the next frame goes to the
