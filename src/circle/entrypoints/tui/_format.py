@@ -219,6 +219,11 @@ def clip(text: str, lines: int) -> tuple[str, int]:
     return "\n".join(split[:lines]), len(split) - lines
 
 
+def more_shown(more: int) -> str:
+    """``… 1 more line``, ``… 29 more lines``: what a folded row leaves out."""
+    return f"… {more} more line{'' if more == 1 else 's'}"
+
+
 _NOTHING_TO_COMPACT = "nothing to compact"
 
 
@@ -243,6 +248,7 @@ __all__ = [
     "edit_preview",
     "footer_line",
     "middle_cut",
+    "more_shown",
     "one_line",
     "tokens",
     "tool_title",

@@ -9,7 +9,7 @@ from textual import events
 from textual.widgets import Static
 
 from circle.domain.display import escape_for_display
-from circle.entrypoints.tui._format import clip
+from circle.entrypoints.tui._format import clip, more_shown
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
 from circle.entrypoints.tui.widgets.tool_row import FOLD, OUTPUT_LINES, UNFOLD, command_text
 
@@ -75,7 +75,7 @@ class ShellRow(Static, can_focus=True):
         text.append("\n")
         text.append(shown)
         if more:
-            text.append(f"\n… {more} more lines", style="dim")
+            text.append("\n" + more_shown(more), style="dim")
         status = f"exit code {self.code}" if self.code is not None else "stopped"
         text.append(f"\n[{status}; {self.said}]", style="dim")
         if self.folds:

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from circle.domain.display import command_lines, escape_for_display, more_lines
 from circle.domain.messages import ToolResultPart, was_interrupted
-from circle.entrypoints.tui._format import clip, edit_preview, tool_title
+from circle.entrypoints.tui._format import clip, edit_preview, more_shown, tool_title
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
 
 OUTPUT_LINES = 12
@@ -41,7 +41,7 @@ def diff_text(diff: str, *, lines: int | None = DIFF_LINES) -> Text:
             style = "cyan"
         text.append(line + "\n", style=style)
     if more:
-        text.append(f"… {more} more lines\n", style="dim")
+        text.append(more_shown(more) + "\n", style="dim")
     text.rstrip()
     return text
 
@@ -182,7 +182,7 @@ class ToolRow(Vertical, can_focus=True):
         text = self._command()
         text.append(shown, style="red" if is_error else "")
         if more:
-            text.append(f"\n… {more} more lines", style="dim")
+            text.append("\n" + more_shown(more), style="dim")
         self.body.update(self._hinted(text))
 
     def _hinted(self, text: Text) -> Text:

@@ -1,0 +1,33 @@
+"""What the rows and the busy line say agrees with what happens: a folded output counts ``1 more
+line``, ctrl+o marks each call as its row does, thinking reads finished once the answer starts, and
+a retry being waited out is not called thinking."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from circle.application.ports.process_runner import ProcessResult
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.widgets.conversation import ToolRow, TurnLine
+from circle.testing import Call, FakeProcessRunner, answer
+
+from .conftest import SIZE, FakeBackend, main_screen, send, until
+
+
+async def test_a_folded_output_one_line_over_says_one_more_line(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.mode = "auto"
+    output = "".join(f"row {i}\n" for i in range(12))  # and the exit line: one over the twelve shown
+    backend.processes = FakeProcessRunner(
+        {"cat rows": ProcessResult(exit_code=0, output=output)}, files=backend.files
+    )
+    backend.model.add(answer("", Call("execute", {"command": "cat rows"})), answer("Twelve."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "show the rows")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        body = str(screen.conversation.query_one(ToolRow).body.content)
+        assert "… 1 more line\n" in body and "more lines" not in body
