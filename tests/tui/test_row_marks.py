@@ -9,9 +9,9 @@ from collections.abc import Callable
 from circle.application.ports.process_runner import ProcessResult
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.conversation import ToolRow, TurnLine
-from circle.testing import Call, FakeProcessRunner, answer
+from circle.testing import Call, FakeProcessRunner, Hang, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, until
+from .conftest import SIZE, FakeBackend, main_screen, send, texts, until
 
 
 async def test_a_folded_output_one_line_over_says_one_more_line(
@@ -31,3 +31,32 @@ async def test_a_folded_output_one_line_over_says_one_more_line(
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         body = str(screen.conversation.query_one(ToolRow).body.content)
         assert "… 1 more line\n" in body and "more lines" not in body
+
+
+async def test_ctrl_o_marks_each_call_as_its_row_does(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.entrypoints.tui.screens.transcript import TranscriptScreen
+
+    backend.mode = "auto"
+    backend.processes = FakeProcessRunner(
+        {"make": Hang("step 1\n"), "ls": ProcessResult(exit_code=0, output="a\n")}, files=backend.files
+    )
+    ls, make = Call("execute", {"command": "ls"}), Call("execute", {"command": "make"})
+    backend.model.add(answer("", ls), answer("", make))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "build")
+        await until(pilot, lambda: "step 1" in texts(screen))
+        await pilot.press("escape")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        heads = [str(row.header.content) for row in screen.conversation.query(ToolRow)]
+        assert [head[0] for head in heads] == ["✓", "⏹"]
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        transcript = app.screen
+        assert isinstance(transcript, TranscriptScreen)
+        await until(pilot, lambda: "$ make" in transcript.text)
+        assert f"{heads[0]}\n$ ls" in transcript.text and f"{heads[1]}\n$ make" in transcript.text

@@ -15,7 +15,14 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from circle.domain.display import escape_for_display
-from circle.domain.messages import Message, TextPart, ThinkingPart, ToolCallPart, ToolResultPart
+from circle.domain.messages import (
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+    was_interrupted,
+)
 from circle.entrypoints.tui._format import edit_preview, tool_title
 from circle.entrypoints.tui.widgets.stale_keys import TakesTyping
 from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, command_text, diff_text
@@ -56,6 +63,7 @@ def transcript_text(
     ``diffs``: a file call's real diff by its place (else the one its arguments make);
     ``asides``: what was shown but never sent (a ``!!`` command), after so many messages."""
     text = Text()
+    marks = call_marks(messages)
     for index, message in enumerate(messages):
         _asides(text, asides, index)
         if message.role == "user":
@@ -68,13 +76,33 @@ def transcript_text(
             elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
                 text.append(escape_for_display(part.text.strip()) + "\n\n")
             elif isinstance(part, ToolCallPart):
-                text.append_text(_call(part, (diffs or {}).get((index, at))))
+                text.append_text(_call(part, (diffs or {}).get((index, at)), marks.get((index, at))))
             elif isinstance(part, ToolResultPart):
                 shown = escape_for_display(part.text.rstrip()) or "(no output)"
                 text.append(shown + "\n\n", style="red" if part.is_error else "")
     _asides(text, asides, len(messages))
     text.rstrip()
     return text
+
+
+def call_marks(messages: Sequence[Message]) -> dict[CallAt, Text]:
+    """Each answered call's mark by its place, as its row in the conversation shows it: ``✓``
+    done, ``✗`` failed, ``⏹`` stopped before it finished (a call with no result keeps ``●``). A
+    result answers the latest call before it with its id (models reuse ids)."""
+    marks: dict[CallAt, Text] = {}
+    calls: dict[str, CallAt] = {}
+    for index, message in enumerate(messages):
+        for at, part in enumerate(message.parts):
+            if isinstance(part, ToolCallPart):
+                calls[part.id] = (index, at)
+            elif isinstance(part, ToolResultPart) and (place := calls.pop(part.tool_call_id, None)):
+                if was_interrupted(part):
+                    marks[place] = Text("⏹ ", style="bold yellow")
+                elif part.is_error:
+                    marks[place] = Text("✗ ", style="bold red")
+                else:
+                    marks[place] = Text("✓ ", style="bold green")
+    return marks
 
 
 def _asides(text: Text, asides: Sequence[tuple[int, Text]], index: int) -> None:
@@ -84,9 +112,10 @@ def _asides(text: Text, asides: Sequence[tuple[int, Text]], index: int) -> None:
             text.append("\n\n")
 
 
-def _call(part: ToolCallPart, real: str | None) -> Text:
+def _call(part: ToolCallPart, real: str | None, mark: Text | None) -> Text:
     args = part.parsed_arguments() or {}
-    text = Text("● ", style="bold cyan") + Text(tool_title(part.name, args), style="bold cyan") + "\n"
+    head = Text(tool_title(part.name, args), style="bold cyan")
+    text = (mark or Text("● ", style="bold cyan")) + head + "\n"
     if part.name == "execute" and isinstance(command := args.get("command"), str):
         text.append_text(command_text(command))
         text.append("\n")
@@ -138,4 +167,4 @@ class TranscriptScreen(Screen[None]):
         self.dismiss(None)
 
 
-__all__ = ["CallAt", "TranscriptScreen", "call_diffs", "transcript_text"]
+__all__ = ["CallAt", "TranscriptScreen", "call_diffs", "call_marks", "transcript_text"]
