@@ -60,3 +60,27 @@ async def test_ctrl_o_marks_each_call_as_its_row_does(
         assert isinstance(transcript, TranscriptScreen)
         await until(pilot, lambda: "$ make" in transcript.text)
         assert f"{heads[0]}\n$ ls" in transcript.text and f"{heads[1]}\n$ make" in transcript.text
+
+
+async def test_thinking_reads_finished_once_the_answer_starts(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.application.events import MessageStarted, MessageUpdated, TurnStarted
+    from circle.entrypoints.tui.widgets.rows import Answer, Thinking
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        app.sink.emit(TurnStarted(session_id="s", message="hi"))
+        app.sink.emit(MessageStarted(message=None, role="assistant"))
+        app.sink.emit(MessageUpdated(kind="thinking", delta="Look at the rows first.", content_index=0))
+        await until(pilot, lambda: bool(screen.conversation.query(Thinking)))
+        thinking = screen.conversation.query_one(Thinking)
+        assert thinking.title == "Thinking…"
+        app.sink.emit(MessageUpdated(kind="text", delta="The rows", content_index=1))
+        await until(pilot, lambda: bool(screen.conversation.query(Answer)))
+        assert thinking.title == "Thought (5 words)"
+        app.sink.emit(MessageUpdated(kind="text", delta=" are fine.", content_index=1))
+        await pilot.pause(0.05)
+        assert thinking.title == "Thought (5 words)"

@@ -240,6 +240,8 @@ class ConversationView(HeldView):
     def _delta(self, kind: str, delta: str) -> None:
         if kind == "text":
             if self.answer is None:
+                if self.thinking is not None:  # the answer starts: the thinking is done
+                    self.thinking.finish()
                 self.answer = Answer()
                 self.add(self.answer)
             self.answer.add(delta)

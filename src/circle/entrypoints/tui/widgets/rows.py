@@ -82,13 +82,17 @@ class Thinking(Collapsible):
     def __init__(self, text: str = "") -> None:
         self.body = Static(Text(escape_for_display(text), style="italic"), classes="thinking-text")
         self.text = text
+        self.done = False
         super().__init__(self.body, title="Thinking…", collapsed=True, classes="thinking")
 
     def add(self, delta: str) -> None:
         self.text += delta
         self.body.update(Text(escape_for_display(self.text), style="italic"))
+        if self.done:  # more after the answer started: the count follows
+            self.finish()
 
     def finish(self) -> None:
+        self.done = True
         self.title = f"Thought ({len(self.text.split())} words)"
 
 
