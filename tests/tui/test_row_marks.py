@@ -84,3 +84,25 @@ async def test_thinking_reads_finished_once_the_answer_starts(
         app.sink.emit(MessageUpdated(kind="text", delta=" are fine.", content_index=1))
         await pilot.pause(0.05)
         assert thinking.title == "Thought (5 words)"
+
+
+async def test_the_busy_line_says_it_waits_out_a_retry_not_that_it_thinks(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.application.events import MessageUpdated, RetryScheduled, TurnStarted
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        app.sink.emit(TurnStarted(session_id="s", message="hi"))
+        await until(pilot, lambda: "Thinking…" in str(screen.busy.content))
+        app.sink.emit(
+            RetryScheduled(kind="rate_limit", attempt=1, max_attempts=5, delay_ms=4000, error="429")
+        )
+        await until(pilot, lambda: bool(screen.busy.retry))
+        shown = str(screen.busy.content)
+        assert "Thinking…" not in shown and "Waiting…" in shown and "retrying in 4s (1/5)" in shown
+        app.sink.emit(MessageUpdated(kind="text", delta="Here", content_index=0))
+        await until(pilot, lambda: "Answering…" in str(screen.busy.content))
+        assert not screen.busy.retry

@@ -32,6 +32,10 @@ ACTIVITY_LEAST = 20
 """The columns kept for what runs before the time and tokens give way on a narrow line."""
 
 
+WAITING = "Waiting…"
+"""What the busy line says while a failed request waits to be sent again."""
+
+
 def fit(text: str, width: int) -> str:
     """``text`` on one line of ``width`` columns, escaped; when it is cut, a closing
     ``(+N more lines)`` stays."""
@@ -106,7 +110,7 @@ class BusyLine(Static):
             self.tokens_done += usage.output if usage is not None else self.streamed // CHARS_PER_TOKEN
             self.streamed = 0
         elif isinstance(event, RetryScheduled):
-            self.show(self.activity or "Thinking…")
+            self.show(WAITING)  # for the retry, which says why; nothing thinks meanwhile
             self._retry = (event, self.clock() + event.delay_ms / 1000)
             self._draw()
 
