@@ -18,8 +18,10 @@ from circle.adapters.storage.sqlite_store import SqliteSessionStore
 from circle.application.ports.compaction_store import CompactionStore
 from circle.application.ports.session_store import SessionStore
 from circle.domain.checkpoints import check_tree
+from circle.domain.compaction import summary_message
 from circle.domain.errors import StorageError
-from circle.domain.messages import Message
+from circle.domain.messages import Message, TextPart, Usage
+from circle.domain.spend import session_spent
 from circle.testing import InMemorySessionStore
 
 Stores = tuple[SessionStore, CompactionStore]
@@ -159,3 +161,31 @@ async def test_a_compaction_killed_before_its_commit_leaves_the_session_as_it_wa
     compactions = SqliteCompactionStore(path)
     assert await compactions.compactions(session_id) == []
     await compactions.aclose()
+
+
+async def test_spent_counts_every_call_once_on_every_branch_with_the_summarys_own(stores: Stores) -> None:
+    sessions, compactions = stores
+    info = await sessions.create_session(workspace="/w")
+    await sessions.append(info.id, Message.user("first"))
+
+    def said(text: str, model: str | None, tokens: int) -> Message:
+        return Message(role="assistant", parts=(TextPart(text=text),), model=model, usage=Usage(input=tokens))
+
+    one = await sessions.append(info.id, said("one", "a", 100))
+    await sessions.append(info.id, Message.user("second"))
+    await sessions.append(info.id, said("two", "b", 20))
+    await sessions.create_branch(info.id, "side", head_id=one.id)
+    await sessions.append(info.id, Message.user("aside"), branch="side")
+    await sessions.append(info.id, said("on the side", None, 3), branch="side")
+    before = await sessions.history(info.id)
+    summary = summary_message("all of it").model_copy(update={"usage": Usage(input=4_000), "model": "a"})
+    await compactions.commit(
+        info.id,
+        summary=summary,
+        carried=[before[-1].message],  # "two" again, with its usage: counted once
+        replaced_ids=[cp.id for cp in before[:-1]],
+        previous_head_id=before[-1].id,
+    )
+    spent = await sessions.spent(info.id)
+    assert spent == ((None, Usage(input=3)), ("a", Usage(input=4_100)), ("b", Usage(input=20)))
+    assert spent == session_spent(await sessions.checkpoints(info.id))

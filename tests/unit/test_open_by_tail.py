@@ -111,3 +111,26 @@ async def test_the_session_totals_count_the_answers_not_read_yet() -> None:
     assert conversation.complete and conversation.unread_spending() == []
     assert before[0] == totals()[0] == sum(m.usage.total for m in messages if m.usage is not None)
     assert before[1] == pytest.approx(totals()[1])
+
+
+async def test_a_session_opened_by_its_tail_counts_what_its_other_branches_spent_before_it_is_read() -> None:
+    h = Harness()
+    messages: list[Message] = []
+    for index in range(20):
+        messages.append(Message.user(f"q{index}"))
+        messages.append(Message(role="assistant", parts=(TextPart(text="a"),), usage=Usage(input=100)))
+    session_id = await _stored(h, messages[:2])
+    early = (await h.store.history(session_id))[1]
+    await h.store.create_branch(session_id, "side", head_id=early.id)
+    await h.store.append(session_id, Message.user("aside"), branch="side")
+    side = Message(role="assistant", parts=(TextPart(text="b"),), usage=Usage(input=5_000), model="scripted")
+    await h.store.append(session_id, side, branch="side")
+    for message in messages[2:]:  # the main branch goes on
+        await h.store.append(session_id, message)
+    session = await h.runtime().open_session(session_id, tail=4)
+    window, conversation = session.loop.window, session.conversation
+
+    assert not conversation.complete
+    assert window.session_usage(conversation).total == 20 * 100 + 5_000  # the branch left, unread
+    await conversation.load()
+    assert window.session_usage(conversation).total == 20 * 100 + 5_000

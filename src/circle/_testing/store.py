@@ -16,6 +16,7 @@ from circle.application.ports.session_store import HistoryTail, SessionInfo
 from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label, path_to
 from circle.domain.errors import StorageError
 from circle.domain.messages import Message, Usage
+from circle.domain.spend import session_spent
 from circle.domain.workspace import is_inside
 
 
@@ -115,6 +116,9 @@ class InMemorySessionStore:
         return sorted(
             (cp for cp in self.stored.values() if cp.session_id == session_id), key=lambda cp: cp.seq
         )
+
+    async def spent(self, session_id: str) -> tuple[tuple[str | None, Usage], ...]:
+        return session_spent(await self.checkpoints(session_id))
 
     async def branches(self, session_id: str) -> list[Branch]:
         self._session(session_id)

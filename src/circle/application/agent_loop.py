@@ -212,7 +212,6 @@ class AgentLoop:
         """
         await conversation.load()  # a session opened by its tail: the model reads all of it
         self.events.emit(TurnStarted(session_id=conversation.session_id, message=prompt))
-        usage = Usage()
         self._turn_unstored = Usage()
         self._turn_start = len(conversation.messages)
         self._stopped = None
@@ -232,25 +231,24 @@ class AgentLoop:
                 if inbox.stop:
                     for result in close_unanswered(conversation.messages, text=STOPPED_RESULT):
                         await conversation.append(result, self.events)
-                    return self._end(conversation, "", usage, aborted=True)
+                    return self._end(conversation, "", aborted=True)
                 await self._read_inbox(conversation, inbox)
                 if (warning := self.costs.check(self.window.session_messages(conversation))) is not None:
                     self.events.emit(warning)
                 answer = await self._ask_model(conversation)
-                usage = usage + (answer.usage or Usage())
                 await conversation.append(answer, self.events)
                 calls = answer.tool_calls
                 if answer.stop_reason is not None and not answer.stop_reason.is_complete:
                     for result in close_unanswered(conversation.messages, text=NOT_RUN_RESULT):
                         await conversation.append(result, self.events)
-                    return self._end(conversation, answer.text, usage, incomplete=True)
+                    return self._end(conversation, answer.text, incomplete=True)
                 if not calls:
                     if inbox.steering:  # sent while the model answered: it reads them and goes on
                         continue
                     if await self._stop_hook_goes_on(conversation, answer.text, stops):
                         stops += 1
                         continue
-                    return self._end(conversation, answer.text, usage)
+                    return self._end(conversation, answer.text)
                 await self._run_calls(conversation, calls, inbox)
                 if (instructions := requested_compaction(calls)) is not None:
                     await self.compact(conversation, instructions=instructions)
@@ -258,16 +256,16 @@ class AgentLoop:
                 if self.settings.max_rounds is not None and rounds >= self.settings.max_rounds:
                     limit = TurnLimitError(f"stopped after {rounds} tool rounds (--max-turns)")
                     self.events.emit(ErrorReported(code=limit.code, message=limit.message))
-                    return self._end(conversation, answer.text, usage, incomplete=True, error=limit)
+                    return self._end(conversation, answer.text, incomplete=True, error=limit)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None:
                 task.uncancel()
             kept = await asyncio.shield(self._record_interruption(conversation))
-            return self._end(conversation, kept, usage, aborted=True)
+            return self._end(conversation, kept, aborted=True)
         except CircleError as exc:
             self.events.emit(ErrorReported(code=exc.code, message=exc.message))
-            return self._end(conversation, "", usage, error=exc)
+            return self._end(conversation, "", error=exc)
 
     async def _read_inbox(self, conversation: Conversation, inbox: Inbox) -> None:
         while inbox.notices:
@@ -551,13 +549,12 @@ class AgentLoop:
         self,
         conversation: Conversation,
         answer: str,
-        usage: Usage,
         *,
         incomplete: bool = False,
         aborted: bool = False,
         error: CircleError | None = None,
     ) -> TurnResult:
-        usage = usage + self._turn_unstored
+        usage = self.window.turn_usage(conversation) + self._turn_unstored  # compactions' calls too
         cost = self.costs.total_cost(self.window.turn_messages(conversation), self._turn_unstored)
         session_cost = self.costs.total_cost(self.window.session_messages(conversation), self.costs.unstored)
         self.events.emit(

@@ -149,7 +149,8 @@ class Compactor:
         path = await self._save(conversation.session_id, replaced)
         note = f"\n\n({len(replaced)} earlier messages are summarized here"
         note += f"; their full text is saved in {path})" if path else "; they stay in the session)"
-        summary = summary_message(answer.text + note)
+        summary = summary_message(answer.text + note)  # with its call's usage: the session paid for it
+        summary = summary.model_copy(update={"usage": answer.usage, "model": answer.model})
         carried = [messages[i].model_copy(update={"usage": None}) for i in plan.pinned]
         carried += messages[plan.keep_from :]
         record, _ = await self.store.commit(

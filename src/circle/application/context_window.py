@@ -31,7 +31,7 @@ from circle.domain.budget import (
 )
 from circle.domain.compaction import is_summary
 from circle.domain.errors import CircleError
-from circle.domain.messages import Message, ToolCallPart
+from circle.domain.messages import Message, ToolCallPart, Usage
 from circle.domain.model import ToolSpec
 
 from .compaction import CompactionOutcome, Compactor
@@ -89,6 +89,14 @@ class ContextKeeper:
         """Every answer the session paid for: those compacted away, then the conversation (with
         what its answers not read yet used, while a session opened by its tail has some)."""
         return [*self.retired, *conversation.unread_spending(), *conversation.messages]
+
+    def session_usage(self, conversation: Conversation) -> Usage:
+        """The tokens of :meth:`session_messages`' answers (what the session's totals show)."""
+        return _answers_usage(self.session_messages(conversation))
+
+    def turn_usage(self, conversation: Conversation) -> Usage:
+        """The tokens of :meth:`turn_messages`' answers (a compaction's call in the turn too)."""
+        return _answers_usage(self.turn_messages(conversation))
 
     def turn_messages(self, conversation: Conversation) -> list[Message]:
         return [*self.turn_retired, *conversation.messages[self.turn_start :]]
@@ -201,6 +209,10 @@ class ContextKeeper:
 
 def _fixed(system: str, tools: Sequence[ToolSpec]) -> int:
     return text_tokens(system) + tools_tokens(tools)
+
+
+def _answers_usage(messages: Sequence[Message]) -> Usage:
+    return sum((m.usage for m in messages if m.role == "assistant" and m.usage is not None), Usage())
 
 
 __all__ = ["ContextKeeper", "requested_compaction"]

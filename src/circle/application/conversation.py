@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from circle.domain.call_marks import lost_result
 from circle.domain.checkpoints import MAIN_BRANCH, Checkpoint
 from circle.domain.messages import Message, Usage, close_unanswered, unanswered_tool_calls
+from circle.domain.spend import answers_spent, spent_apart, stand_ins
 
 from .events import MessageEnded, MessageStarted
 from .ports.call_log import CallLog
@@ -172,6 +173,16 @@ class Conversation:
         """What the answers not read yet used, as one stand-in answer (no text: a model and its
         usage) for each model that wrote them, so the session's totals count them; none once read."""
         return list(self._unread_spent)
+
+    async def spent_apart(self) -> list[Message]:
+        """What the session paid for that its branch does not show (its other branches, turns
+        undone, what its compactions summarized and their own calls), as one stand-in answer per
+        model: with the branch's answers, all the session's calls used, which never goes down."""
+        info = await self.info() if self.stored else None
+        if info is None or info.message_count <= self.earlier + len(self.messages):
+            return []  # every stored message is on the branch: nothing was spent apart from it
+        shown = answers_spent([*self._unread_spent, *self.messages])
+        return stand_ins(spent_apart(await self.store.spent(self.session_id), shown))
 
     @property
     def complete(self) -> bool:

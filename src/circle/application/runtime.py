@@ -16,7 +16,6 @@ from circle.domain.budget import CompactionSettings, RequestBudget
 from circle.domain.catalog import ModelInfo
 from circle.domain.errors import ConfigError, SessionBusyError, SessionNotFoundError, StorageError
 from circle.domain.hooks import HookConfig
-from circle.domain.messages import Message
 from circle.domain.redact import redact
 from circle.domain.retry import TimeoutPolicy
 from circle.domain.sandbox import SandboxPolicy, sandbox_note
@@ -303,7 +302,7 @@ class Runtime:
         if recorded:  # it goes on at the level its answers were asked at, as in plan mode or not
             self.options.thinking = level
         loop = await self._loop(context, hooks, said)
-        loop.window.retired = await self._compacted_away(conversation)
+        loop.window.retired = await conversation.spent_apart()
         session = AgentSession(loop, conversation, jobs=jobs)
         if not conversation.complete:
             thinking = self.options.thinking
@@ -325,21 +324,7 @@ class Runtime:
         recorded, found = level_in(messages)
         if recorded and found != thinking and self.options.thinking == thinking:
             self._use_thinking(session, found)  # before the turn that read them asks the model
-        session.loop.window.retired = await self._compacted_away(session.conversation)
-
-    async def _compacted_away(self, conversation: Conversation) -> list[Message]:
-        """The messages of an opened session that its branch's compactions summarized: their
-        answers were paid for, so the session's totals count them."""
-        if self.ports.compactions is None or not conversation.stored or not conversation.messages:
-            return []
-        if not conversation.complete:  # counted once the rest is read (_settle_loaded)
-            return []
-        records = await self.ports.compactions.compactions(conversation.session_id)
-        replaced = {i for r in records if r.branch == conversation.branch for i in r.replaced_ids}
-        if not replaced:
-            return []
-        stored = await self.ports.store.checkpoints(conversation.session_id)
-        return [checkpoint.message for checkpoint in stored if checkpoint.id in replaced]
+        session.loop.window.retired = await session.conversation.spent_apart()
 
     async def _loop(self, context: ToolContext, hooks: HookRunner | None, said: str | None) -> AgentLoop:
         """The agent loop for ``options.model`` and ``options.thinking``, with ``context``'s tools."""

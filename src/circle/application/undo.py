@@ -80,7 +80,7 @@ class Undo:
         await store.move_branch(session_id, conversation.branch, head_id=head_after)
         await conversation.reload()
         messages = tuple(cp.message for cp in removed)
-        session.loop.window.retired.extend(m for m in messages if m.usage is not None)
+        session.loop.window.retired = await conversation.spent_apart()  # the turns undone still count
         step = UndoStep(conversation.branch, history[-1].id, head_after, tuple(turns), messages)
         self.steps.setdefault(session_id, []).append(step)
         return UndoOutcome(True, removed[0].message.text, messages=len(removed), files=files)
@@ -107,8 +107,7 @@ class Undo:
             files += len(outcome.changes)
         await store.move_branch(session_id, conversation.branch, head_id=step.head_before)
         await conversation.reload()
-        retired = session.loop.window.retired
-        retired[:] = [m for m in retired if not any(m is r for r in step.removed)]
+        session.loop.window.retired = await conversation.spent_apart()
         steps.pop()
         return UndoOutcome(True, step.removed[0].text, messages=len(step.removed), files=files)
 

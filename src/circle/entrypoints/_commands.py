@@ -17,6 +17,7 @@ from circle.adapters._shared.settings_files import approve_project_hooks, data_d
 from circle.application.ports.session_store import SessionStore
 from circle.domain.catalog import Prices, refresh_allowed
 from circle.domain.pricing import format_usd, session_cost
+from circle.domain.spend import stand_ins
 
 from ._crash import guard
 
@@ -262,10 +263,12 @@ def import_(
 
 
 async def _costs(store: SessionStore, session_ids: list[str]) -> dict[str, float | None]:
-    """What each session's answers cost, priced by the catalog and settings.json's ``models``.
+    """What each session's calls cost (on all its branches, its compactions' own too), priced by
+    the catalog and settings.json's ``models``.
 
     An answer whose model name the catalog cannot price (a gateway's own name) counts at the
-    prices of the session's last priced answer, as the loop counts it at the session model's.
+    prices of a priced model among the session's (the last by name), as the loop counts it at the
+    session model's.
     """
     from circle.adapters._shared.settings_files import load_settings
     from circle.adapters.catalog.models_dev import ModelsDevCatalog
@@ -281,7 +284,7 @@ async def _costs(store: SessionStore, session_ids: list[str]) -> dict[str, float
 
     costs: dict[str, float | None] = {}
     for session_id in session_ids:
-        messages = [cp.message for cp in await store.history(session_id)]
+        messages = stand_ins(await store.spent(session_id))  # all its calls, as its footer counts them
         priced = [p for m in messages if m.role == "assistant" and (p := prices_for(m.model)) is not None]
         fallback = priced[-1] if priced else None
 

@@ -15,7 +15,7 @@ from pydantic import JsonValue
 
 from circle.domain.checkpoints import Checkpoint, path_to
 from circle.domain.compaction import is_summary, without_compaction_copies
-from circle.domain.messages import Message, Usage
+from circle.domain.messages import Message
 from circle.domain.pricing import cost
 
 from ._rpc_io import Command, Handler, RpcError, text_field
@@ -137,9 +137,7 @@ async def get_session_stats(server: RpcServer, command: Command) -> JsonValue:
         counts[message.role] += 1
         calls += len(message.tool_calls)
         results += len(message.tool_results)
-    usage = loop.costs.unstored
-    for message in paid:  # the answers paid for, compactions' own included
-        usage = usage + (message.usage or Usage())
+    usage = loop.window.session_usage(conversation) + loop.costs.unstored  # compactions' own included
     priced = loop.costs.total_cost_parts(paid, loop.costs.unstored)
     spent = None if priced is None else priced.total  # one source for `cost` and `tokens.cost`
     return {

@@ -7,6 +7,7 @@ import sqlite3
 from uuid import uuid4
 
 from circle.domain.checkpoints import MAIN_BRANCH, Checkpoint, path_to
+from circle.domain.compaction import SUMMARY_MARKER
 from circle.domain.errors import StorageError
 from circle.domain.messages import Message, Usage
 
@@ -61,6 +62,16 @@ def tail_rows(
         if found
     )
     return list(done.rows), int(length), spent
+
+
+def spent_rows(connection: sqlite3.Connection, session_id: str) -> tuple[tuple[str | None, Usage], ...]:
+    """What every call the session stored used, by model (:func:`circle.domain.spend.session_spent`),
+    summed by SQLite from the stored JSON: no message is parsed."""
+    rows = connection.execute(sql.SESSION_SPENT, {"session_id": session_id, "marker": SUMMARY_MARKER})
+    return tuple(
+        (model, Usage(input=int(i or 0), output=int(o or 0), cache_read=int(r or 0), cache_write=int(w or 0)))
+        for model, i, o, r, w in rows.fetchall()
+    )
 
 
 def fork_path(connection: sqlite3.Connection, session_id: str, at: str | None) -> list[CheckpointTuple]:

@@ -104,6 +104,20 @@ CHECKPOINT_ROWS = (  # id, parent_id, seq, message_json, created_at
     "SELECT id, parent_id, seq, message_json, created_at FROM checkpoints WHERE session_id = :session_id"
 )
 CHECKPOINT_ROWS_IN_ORDER = f"{CHECKPOINT_ROWS} ORDER BY seq"
+SESSION_SPENT = (  # by model, what every stored call used (domain.spend.session_spent): the
+    # answers, not the copies a compaction stored at its summary's time, and the summaries' own
+    "WITH summary AS MATERIALIZED (SELECT id, seq, created_at FROM checkpoints"
+    " WHERE session_id = :session_id AND role = 'user' AND parent_id IS NULL"
+    " AND substr(json_extract(message_json, '$.parts[0].text'), 1, length(:marker)) = :marker),"
+    " answers AS MATERIALIZED (SELECT json_extract(c.message_json, '$.model') AS model,"
+    " json_extract(c.message_json, '$.usage') AS usage FROM checkpoints AS c"
+    " WHERE c.session_id = :session_id AND ((c.role = 'assistant' AND NOT EXISTS (SELECT 1 FROM"
+    " summary AS s WHERE s.created_at = c.created_at AND s.seq < c.seq))"
+    " OR c.id IN (SELECT id FROM summary)))"
+    " SELECT model, sum(json_extract(usage, '$.input')), sum(json_extract(usage, '$.output')),"
+    " sum(json_extract(usage, '$.cache_read')), sum(json_extract(usage, '$.cache_write'))"
+    " FROM answers WHERE usage IS NOT NULL GROUP BY model ORDER BY model IS NOT NULL, model"
+)
 CHECKPOINT_COUNT = "SELECT count(*) FROM checkpoints WHERE session_id = :session_id"
 
 _PATH = (  # the branch's path from :head_id back to the root, by key: no message is read

@@ -24,11 +24,11 @@ from uuid import uuid4
 from circle.application.ports.session_store import HistoryTail, SessionInfo
 from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label
 from circle.domain.errors import StorageError
-from circle.domain.messages import Message
+from circle.domain.messages import Message, Usage
 
 from . import _sql as sql
 from ._database import Database
-from ._paths import PARSED_INLINE, copy_path, exists, fork_path, head, parsed_path, tail_rows
+from ._paths import PARSED_INLINE, copy_path, exists, fork_path, head, parsed_path, spent_rows, tail_rows
 from ._rows import bulk_parsing, session_infos, to_checkpoint
 from .session_lock import lost_lease_error
 from .tail_ahead import walked
@@ -215,6 +215,15 @@ class SqliteSessionStore:
             rows = connection.execute(sql.CHECKPOINT_ROWS_IN_ORDER, {"session_id": session_id}).fetchall()
         with bulk_parsing():
             return [to_checkpoint(session_id, row) for row in rows]
+
+    async def spent(self, session_id: str) -> tuple[tuple[str | None, Usage], ...]:
+        """What every call the session stored used, by model: summed in SQL, on a thread."""
+        return await asyncio.to_thread(self._read_spent, session_id)
+
+    def _read_spent(self, session_id: str) -> tuple[tuple[str | None, Usage], ...]:
+        with self._db.reading() as connection:
+            _require_session(connection, session_id)
+            return spent_rows(connection, session_id)
 
     async def branches(self, session_id: str) -> list[Branch]:
         """The session's branches by name."""

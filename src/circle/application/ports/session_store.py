@@ -73,6 +73,12 @@ class SessionStore(Protocol):
 
     async def checkpoints(self, session_id: str) -> list[Checkpoint]: ...
 
+    async def spent(self, session_id: str) -> tuple[tuple[str | None, Usage], ...]:
+        """What every call the session stored used, summed by model (see
+        :func:`circle.domain.spend.session_spent`): on all its branches, each answer once (not a
+        compaction's copies), with its compactions' own calls; its messages are not parsed."""
+        ...
+
     async def branches(self, session_id: str) -> list[Branch]: ...
 
     async def create_branch(self, session_id: str, name: str, *, head_id: str | None) -> Branch:

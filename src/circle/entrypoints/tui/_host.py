@@ -96,12 +96,16 @@ class Host:
     def count_history(self) -> None:
         """A resumed session's totals (the tokens and cost of every answer it paid for, those
         compacted away too), and the context its last answer used."""
-        loop, conversation = self.session.loop, self.session.conversation
-        for message in conversation.messages:
-            if message.usage is not None:
+        for message in self.session.conversation.messages:
+            if message.role == "assistant" and message.usage is not None:
                 self.context_tokens = message.usage.total
+        self.count_totals()
+
+    def count_totals(self) -> None:
+        """The session's totals as the loop counts them: all its calls used, never less."""
+        loop, conversation = self.session.loop, self.session.conversation
+        self.session_usage = loop.window.session_usage(conversation) + loop.costs.unstored
         paid = loop.window.session_messages(conversation)
-        self.session_usage = sum((m.usage for m in paid if m.usage is not None), loop.costs.unstored)
         self.session_cost = loop.costs.total_cost(paid, loop.costs.unstored)
 
     def todos(self) -> tuple[Todo, ...]:
@@ -186,6 +190,7 @@ class Host:
         if loop.window.compactor is None:
             return "This session keeps no compactions, so nothing can be compacted."
         await loop.compact(self.session.conversation, instructions=instructions)
+        self.count_totals()  # the summary's call counts too
         return None
 
     # -- rewinding files
