@@ -90,7 +90,7 @@ async def test_without_a_card_a_file_row_shows_the_real_diff_and_so_does_the_tra
         assert "@@ -0,0" not in str(written.body.content)
         await pilot.press("ctrl+o")
         await until(pilot, lambda: type(app.screen).__name__ == "TranscriptScreen")
-        shown = app.screen.body.plain  # type: ignore[attr-defined]
+        shown = app.screen.text  # type: ignore[attr-defined]
         assert " b = 0\n-x = 1\n+x = 2\n c = 0" in shown and "-old line\n+new line" in shown
 
 

@@ -3,6 +3,7 @@ output in full, on a screen of its own; esc or ctrl+o goes back to the input box
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from circle.domain.display import escape_for_display
@@ -29,6 +31,12 @@ from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, command_text, di
 
 TITLE = "Transcript, every output in full · esc or ctrl+o closes · pgup pgdn home end"
 
+
+SLICE_S = 0.015
+"""About how long one slice of the transcript's building takes, a frame apart from the next."""
+
+FRAME_S = 1 / 60
+"""The pause between slices, for a frame to be drawn and keys read."""
 
 CallAt = tuple[int, int]
 """A call's place: its message's index and the part's index in that message."""
@@ -64,24 +72,42 @@ def transcript_text(
     ``asides``: what was shown but never sent (a ``!!`` command), after so many messages."""
     text = Text()
     marks = call_marks(messages)
-    for index, message in enumerate(messages):
-        _asides(text, asides, index)
-        if message.role == "user":
-            text.append("› ", style="bold")
-            text.append(escape_for_display(message.text) + "\n\n", style="bold")
-            continue
-        for at, part in enumerate(message.parts):
-            if isinstance(part, ThinkingPart) and part.text:
-                text.append(escape_for_display(part.text) + "\n\n", style="italic dim")
-            elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
-                text.append(escape_for_display(part.text.strip()) + "\n\n")
-            elif isinstance(part, ToolCallPart):
-                text.append_text(_call(part, (diffs or {}).get((index, at)), marks.get((index, at))))
-            elif isinstance(part, ToolResultPart):
-                shown = escape_for_display(part.text.rstrip()) or "(no output)"
-                text.append(shown + "\n\n", style="red" if part.is_error else "")
-    _asides(text, asides, len(messages))
+    for index in range(len(messages) + 1):
+        text.append_text(segment(messages, index, diffs=diffs or {}, asides=asides, marks=marks))
     text.rstrip()
+    return text
+
+
+def segment(
+    messages: Sequence[Message],
+    index: int,
+    *,
+    diffs: Mapping[CallAt, str],
+    asides: Sequence[tuple[int, Text]],
+    marks: Mapping[CallAt, Text],
+) -> Text:
+    """What the transcript shows for ``messages[index]``, the asides before it first (at
+    ``len(messages)``: the asides after the last); it ends with a blank line, or with a line end
+    where the next message goes on (a call's result)."""
+    text = Text()
+    _asides(text, asides, index)
+    if index >= len(messages):
+        return text
+    message = messages[index]
+    if message.role == "user":
+        text.append("› ", style="bold")
+        text.append(escape_for_display(message.text) + "\n\n", style="bold")
+        return text
+    for at, part in enumerate(message.parts):
+        if isinstance(part, ThinkingPart) and part.text:
+            text.append(escape_for_display(part.text) + "\n\n", style="italic dim")
+        elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
+            text.append(escape_for_display(part.text.strip()) + "\n\n")
+        elif isinstance(part, ToolCallPart):
+            text.append_text(_call(part, diffs.get((index, at)), marks.get((index, at))))
+        elif isinstance(part, ToolResultPart):
+            shown = escape_for_display(part.text.rstrip()) or "(no output)"
+            text.append(shown + "\n\n", style="red" if part.is_error else "")
     return text
 
 
@@ -126,7 +152,11 @@ def _call(part: ToolCallPart, real: str | None, mark: Text | None) -> Text:
 
 
 class TranscriptScreen(Screen[None]):
-    """The transcript, at its end; it scrolls with the page keys, the arrows and the wheel."""
+    """The transcript, at its end; it scrolls with the page keys, the arrows and the wheel.
+
+    It opens at once: its end, what fills the screen, is drawn first, and the messages before it
+    go in above in slices of about :data:`SLICE_S` of work, a frame apart, so keys and resizes are
+    answered meanwhile; a view scrolled up stays on the lines it shows as they go in."""
 
     CSS_PATH = Path(__file__).with_name("transcript.tcss")
     BINDINGS = [  # noqa: RUF012
@@ -142,18 +172,96 @@ class TranscriptScreen(Screen[None]):
         asides: Sequence[tuple[int, Text]] = (),
     ) -> None:
         super().__init__()
-        self.body = transcript_text(messages, diffs=diffs, asides=asides)
-        self.text = self.body.plain
+        self.messages, self.diffs, self.asides = messages, diffs or {}, asides
+        self.marks = call_marks(messages)
         self.scroll = VerticalScroll(id="transcript-body")
+        self.blocks: list[Text] = []
+        """The blocks drawn so far, in order (each a Static, a blank line apart)."""
+        self.left = len(messages) + 1
+        """The segments not yet drawn are those before this one."""
+        self._open = Text()
+        """The segments drawn last, waiting for the one before them to end with a blank line."""
+        self.slices_held = False
+        """For tests: the slices wait for calls to :meth:`next_slice` rather than a frame each."""
+
+    @property
+    def done(self) -> bool:
+        """Every message is drawn."""
+        return self.left == 0 and not self._open
+
+    @property
+    def text(self) -> str:
+        """What the transcript shows so far, as plain text."""
+        return "\n\n".join(block.plain for block in self.blocks)
 
     def compose(self) -> ComposeResult:
         yield Static(TITLE, id="transcript-title", markup=False)
+        lines = 2 * max(self.app.size.height, 24)
+        first = self._take(budget=SLICE_S, lines=lines, last=True)
         with self.scroll:
-            yield Static(self.body or Text("Nothing said yet.", style="dim"), id="transcript-text")
+            if not first and self.done:
+                yield Static(Text("Nothing said yet.", style="dim"), id="transcript-text")
+            yield from first
 
     def on_mount(self) -> None:
         self.scroll.focus()
-        self.call_after_refresh(self.scroll.scroll_end, animate=False)
+        self.scroll.anchor()
+        if not self.done:  # after the first frame is on the screen
+            self.set_timer(FRAME_S, self._next_slice)
+
+    def _take(self, *, budget: float, lines: int = 0, last: bool = False) -> list[Static]:
+        """The blocks before those drawn, built for about ``budget`` seconds and until they have
+        ``lines`` lines at least; the earliest first."""
+        start = time.perf_counter()
+        taken: list[Static] = []
+        count = 0
+        while self.left > 0 and (time.perf_counter() - start < budget or count < lines):
+            self.left -= 1
+            text = segment(self.messages, self.left, diffs=self.diffs, asides=self.asides, marks=self.marks)
+            if not text.plain:
+                continue
+            if text.plain.endswith("\n\n") and self._open:  # the block after it is whole
+                count += self._block(taken, last=last and not taken)
+            self._open = text + self._open
+        if self.left == 0 and self._open:
+            count += self._block(taken, last=last and not taken)
+        return taken
+
+    def _block(self, taken: list[Static], *, last: bool) -> int:
+        block, self._open = self._open, Text()
+        if last:
+            block.rstrip()
+        else:
+            block.right_crop(2)  # the blank line after it is the block's margin
+        self.blocks.insert(0, block)
+        taken.insert(0, Static(block, classes="block"))
+        return block.plain.count("\n") + 2
+
+    async def _next_slice(self) -> None:
+        if not self.slices_held:
+            await self.next_slice()
+
+    async def next_slice(self) -> None:
+        """Draw the next blocks above those drawn; the next slice follows after a frame."""
+        if not self.is_attached or self.done:
+            return
+        taken = self._take(budget=SLICE_S)
+        if not taken:  # a block not whole yet: on with it at the next turn of the loop
+            self.call_later(self._next_slice)
+            return
+        view = self.scroll
+        mark = None
+        if view.is_anchored and view._anchor_released:  # scrolled up: the lines read stay
+            shown = (row for row in view.children if row.virtual_region.bottom > view.scroll_y)
+            mark = next(((row, view.scroll_y - row.virtual_region.y) for row in shown), None)
+        await view.mount_all(taken, before=0)
+        self.call_after_refresh(self._held, mark)
+
+    def _held(self, mark: tuple[Widget, float] | None) -> None:
+        if mark is not None and self.is_attached:
+            row, below = mark
+            self.scroll.scroll_to(y=row.virtual_region.y + below, animate=False, immediate=True)
+        self.set_timer(FRAME_S, self._next_slice)  # a frame, keys and resizes come in between
 
     def on_key(self, event: events.Key) -> None:
         """A printable key closes the transcript and goes into the input box below it."""
@@ -167,4 +275,4 @@ class TranscriptScreen(Screen[None]):
         self.dismiss(None)
 
 
-__all__ = ["CallAt", "TranscriptScreen", "call_diffs", "call_marks", "transcript_text"]
+__all__ = ["SLICE_S", "CallAt", "TranscriptScreen", "call_diffs", "call_marks", "segment", "transcript_text"]
