@@ -97,3 +97,33 @@ async def test_a_file_that_is_not_a_store_is_reported_by_the_store_not_the_read_
     assert await tail_ahead.walked(path, "s1") == {}
     with pytest.raises(StorageError):
         await SqliteSessionStore(path).tail("s1", count=8)
+
+
+async def test_the_sum_of_the_calls_read_ahead_is_the_stores_own_until_a_message_is_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from circle.adapters.storage import _sql
+
+    path = tmp_path / "circle.sqlite"
+    store, _ = await _stored(path)
+    wanted = await store.spent("s1")
+    assert wanted and sum(usage.input for _, usage in wanted) == sum(range(1, 40, 2))
+    tail_ahead.read_ahead(path, "s1", count=8)
+    ahead = await tail_ahead.summed(path, "s1")
+    assert ahead is not None and ahead[0] == 41  # the checkpoints it was summed over
+    assert await tail_ahead.summed(path, "s1") is None  # once: not kept
+
+    tail_ahead.read_ahead(path, "s1", count=8)
+    tail_ahead._summed[(str(path), "s1")].result(timeout=30)  # the thread has summed
+    with monkeypatch.context() as patched:
+        patched.setattr(_sql, "SESSION_SPENT", "SELECT no_such_column FROM checkpoints")
+        assert await store.spent("s1") == wanted  # the sum made ahead: not summed again
+
+    tail_ahead.read_ahead(path, "s1", count=8)
+    usage = Usage(input=1000, output=1, cache_read=0, cache_write=0)
+    await store.append(
+        "s1", Message(role="assistant", parts=(TextPart(text="since"),), model="a", usage=usage)
+    )
+    again = dict(await store.spent("s1"))  # a call stored since the sum: summed again, counted
+    assert again["a"].input == dict(wanted)["a"].input + 1000
+    await store.aclose()

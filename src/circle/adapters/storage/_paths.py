@@ -4,6 +4,7 @@ by key without reading the rest, and the copy of it a fork makes."""
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 from uuid import uuid4
 
 from circle.domain.checkpoints import MAIN_BRANCH, Checkpoint, path_to
@@ -64,13 +65,24 @@ def tail_rows(
     return list(done.rows), int(length), spent
 
 
-def spent_rows(connection: sqlite3.Connection, session_id: str) -> tuple[tuple[str | None, Usage], ...]:
+def spent_rows(
+    connection: sqlite3.Connection, session_id: str, *, ahead: tuple[int, list[tuple[Any, ...]]] | None = None
+) -> tuple[tuple[str | None, Usage], ...]:
     """What every call the session stored used, by model (:func:`circle.domain.spend.session_spent`),
-    summed by SQLite from the stored JSON: no message is parsed."""
-    rows = connection.execute(sql.SESSION_SPENT, {"session_id": session_id, "marker": SUMMARY_MARKER})
+    summed by SQLite from the stored JSON: no message is parsed. ``ahead``: a sum made before (its
+    checkpoint count, its rows), taken while the session has as many (they are only inserted)."""
+    if (
+        ahead is not None
+        and ahead[0] == connection.execute(sql.CHECKPOINT_COUNT, {"session_id": session_id}).fetchone()[0]
+    ):
+        rows = ahead[1]
+    else:
+        rows = connection.execute(
+            sql.SESSION_SPENT, {"session_id": session_id, "marker": SUMMARY_MARKER}
+        ).fetchall()
     return tuple(
         (model, Usage(input=int(i or 0), output=int(o or 0), cache_read=int(r or 0), cache_write=int(w or 0)))
-        for model, i, o, r, w in rows.fetchall()
+        for model, i, o, r, w in rows
     )
 
 

@@ -31,7 +31,7 @@ from ._database import Database
 from ._paths import PARSED_INLINE, copy_path, exists, fork_path, head, parsed_path, spent_rows, tail_rows
 from ._rows import bulk_parsing, session_infos, to_checkpoint
 from .session_lock import lost_lease_error
-from .tail_ahead import walked
+from .tail_ahead import Summed, summed, walked
 
 Clock = Callable[[], float]
 
@@ -218,12 +218,13 @@ class SqliteSessionStore:
 
     async def spent(self, session_id: str) -> tuple[tuple[str | None, Usage], ...]:
         """What every call the session stored used, by model: summed in SQL, on a thread."""
-        return await asyncio.to_thread(self._read_spent, session_id)
+        ahead = await summed(self._db.path, session_id)  # summed ahead beside the tail, if it was
+        return await asyncio.to_thread(self._read_spent, session_id, ahead)
 
-    def _read_spent(self, session_id: str) -> tuple[tuple[str | None, Usage], ...]:
+    def _read_spent(self, session_id: str, ahead: Summed | None) -> tuple[tuple[str | None, Usage], ...]:
         with self._db.reading() as connection:
             _require_session(connection, session_id)
-            return spent_rows(connection, session_id)
+            return spent_rows(connection, session_id, ahead=ahead)
 
     async def branches(self, session_id: str) -> list[Branch]:
         """The session's branches by name."""
