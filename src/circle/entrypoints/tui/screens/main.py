@@ -16,6 +16,7 @@ from textual.widgets import Input, Static, TextArea
 
 from circle.application.events import (
     ErrorReported,
+    MessageStarted,
     MessageUpdated,
     SubagentEvent,
     ToolExecutionEnded,
@@ -90,6 +91,12 @@ class MainScreen(ViewKeys):
         """The error the conversation already shows for this turn (not shown again at its end)."""
         self.stopped_at_card = False
         """esc on an approval card stopped this turn: its end says the person can type instead."""
+        self.waiting: list[tuple[str, str | None]] | None = None
+        """While a turn's worker lives (None when none does): the messages sent while no turn of it
+        ran (read in the burst that sent its message, before it started, or between its turns),
+        steered once one runs, else sent when it ends."""
+        self.stopping = False
+        """esc stopped the running turn: what is sent before it ended waits for it, not read by it."""
         from circle.entrypoints.tui.screens._commands import SlashCommands
 
         self.commands = SlashCommands(self)
@@ -131,6 +138,11 @@ class MainScreen(ViewKeys):
     def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
         event = message.event
         self.conversation.apply(event)
+        person = isinstance(event, MessageStarted) and event.role == "user"
+        if self.waiting and person and self.host.session.is_running:
+            waiting, self.waiting = self.waiting, []  # after the row of the turn's own message
+            for text, typed in waiting:
+                self.send(text, typed=typed)
         self.busy.count(event)
         if isinstance(event, ErrorReported):
             self.error_shown = event.message
@@ -170,7 +182,7 @@ class MainScreen(ViewKeys):
         self.conversation.add(TurnLine(line))
         if self.stopped_at_card and event.aborted:
             self.conversation.notice(STOPPED_HINT, kind="hint")
-        self.stopped_at_card = False
+        self.stopped_at_card = self.stopping = False
         self.busy.hide()
         self.turn_started = None
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
@@ -224,11 +236,16 @@ class MainScreen(ViewKeys):
 
     def send(self, text: str, *, typed: str | None = None) -> None:
         self.conversation.follow()  # the person sees what they sent, even when scrolled up (or replayed)
-        if self.host.session.is_running:
+        stopping = self.stopping and self.waiting is not None
+        if self.host.session.is_running and not stopping:
             self.host.session.steer(text)
             self.conversation.notice("↳ the model reads this before its next step", kind="info")
             self.conversation.steered(text, typed=typed)
             return
+        if self.waiting is not None:  # a new worker would cancel the one whose turn has not begun
+            self.waiting.append((text, typed))
+            return
+        self.waiting = []
         self.run_prompt(text, typed=typed)
 
     @work(exclusive=True, group="turn")
@@ -242,6 +259,9 @@ class MainScreen(ViewKeys):
             if not self.host.session.is_running:
                 self.busy.hide()
             self.refresh_footer()
+            waiting, self.waiting, self.stopping = self.waiting or [], None, False
+            for text, typed in waiting:  # no turn of this worker ran after they were sent
+                self.send(text, typed=typed)
 
     @work(group="shell")
     async def run_shell(self, command: str, *, sent: bool) -> None:
@@ -283,7 +303,10 @@ class MainScreen(ViewKeys):
     def on_composer_strip_wanted(self, message: Composer.StripWanted) -> None:
         """↓ on an empty input selects the strip, now; not when text typed right behind the ↓ is
         already in the box (read with it, those keys reached the box before this message did)."""
-        if self.strip.items and not self.composer.text and self.focused is self.composer:
+        if message.enter:  # the enter read with the ↓ opens what the ↓ selected
+            if self.focused is self.strip and self.strip.items:
+                self.open_record(self.strip.items[self.strip.selected])
+        elif self.strip.items and not self.composer.text and self.focused is self.composer:
             self.set_focus(self.strip)
 
     def on_strip_left(self, message: Strip.Left) -> None:
@@ -323,7 +346,7 @@ class MainScreen(ViewKeys):
         message.stop()
         if message.stop_turn:  # denied, and the turn ends once the denial is recorded
             self.host.session.stop_after_calls()
-            self.stopped_at_card = True
+            self.stopped_at_card = self.stopping = True
         self.desk.answer(message.pending, message.value)
 
     # -- keys
@@ -362,6 +385,7 @@ class MainScreen(ViewKeys):
             return
         if self.host.cancel():
             self.busy.show("Cancelling…")
+            self.stopping = True
 
     def action_cycle_mode(self) -> None:
         mode = self.host.cycle_mode()

@@ -16,7 +16,7 @@ from circle.entrypoints.tui._desk import DENIED, STOPPED, Pending, refused
 from circle.entrypoints.tui.widgets.card_fit import fit_card, release
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
-from circle.entrypoints.tui.widgets.stale_keys import TakesTyping
+from circle.entrypoints.tui.widgets.stale_keys import TakesTyping, pass_on
 
 PREVIEW_LINES = 30
 SCROLL_KEYS = ("pageup", "pagedown")
@@ -91,6 +91,8 @@ class Card(Vertical, can_focus=True):
         if isinstance(event, events.Key) and self.answered:
             screen = self.screen
             if isinstance(screen, TakesTyping) and screen.take_typed(event):
+                return
+            if pass_on(self, event):  # an enter behind those words: the box has the focus now
                 return
         await super().on_event(event)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual import events, work
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
@@ -77,7 +78,12 @@ class Composer(TextArea):
             self.typed = text if typed is None else typed
 
     class StripWanted(Message):
-        """↓ on an empty input: the person wants the strip of subagents and jobs."""
+        """↓ on an empty input: the person wants the strip of subagents and jobs; ``enter``: the
+        enter read right behind that ↓ (before the strip took the focus), to open its record."""
+
+        def __init__(self, *, enter: bool = False) -> None:
+            super().__init__()
+            self.enter = enter
 
     class HistorySearchWanted(Message):
         """ctrl+r: search the history."""
@@ -97,6 +103,8 @@ class Composer(TextArea):
         self.clock = clock
         self.pastes: dict[int, str] = {}
         self.last_typed = float("-inf")
+        self._strip_asked = False
+        """↓ on the empty box asked for the strip, and no key came here since."""
         self._completed_for = ""  # the text the completion list was made for
 
     @property
@@ -124,9 +132,12 @@ class Composer(TextArea):
         if event.is_printable and not self.has_focus and self.screen is self.app.screen:
             self._take_focus_back()
         handled = True
+        asked, self._strip_asked = self._strip_asked, False
         if key in ("enter", "tab") and self.completions.open and self.text != self._completed_for:
             self._complete()  # the list is for an earlier text: the change is still queued
-        if key == "enter":
+        if key == "enter" and asked and not self.text:  # ↓ enter in one burst: for the strip
+            self.post_message(self.StripWanted(enter=True))
+        elif key == "enter":
             self._enter()
         elif key == "ctrl+j":
             self.insert("\n")
@@ -134,6 +145,8 @@ class Composer(TextArea):
             self._accept()
         elif key == "escape" and self.completions.open:
             self.completions.hide()
+        elif key == "escape":  # the screen's esc (stop the turn) acts before the keys read behind it
+            handled = await self._run_binding(key, self.screen)
         elif key == "ctrl+r":
             self.post_message(self.HistorySearchWanted())
         else:
@@ -154,12 +167,14 @@ class Composer(TextArea):
         if focused is None or not isinstance(focused, (Input, TextArea)):
             self.screen.set_focus(self)
 
-    async def _run_binding(self, key: str) -> bool:
-        """Run the box's own binding of ``key`` (backspace, the arrows, ctrl+w) now. Textual runs
-        a widget's bindings once the key has bubbled back up to the app, after the keys behind it
-        in the same burst were typed: backspace then q, read together, deleted the q."""
-        for binding in self._bindings.key_to_bindings.get(key, ()):
-            if not binding.priority and await self.app.run_action(binding.action, self):
+    async def _run_binding(self, key: str, owner: DOMNode | None = None) -> bool:
+        """Run the box's own binding of ``key`` (backspace, the arrows, ctrl+w), or ``owner``'s,
+        now. Textual runs a widget's bindings once the key has bubbled back up to the app, after
+        the keys behind it in the same burst were typed: backspace then q, read together, deleted
+        the q; esc then a message stopped the turn after the message was sent, to the turn."""
+        owner = owner or self
+        for binding in owner._bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, owner):
                 return True
         return False
 
@@ -222,6 +237,7 @@ class Composer(TextArea):
                 self.set_text(newer)
             elif not self.text:
                 self.post_message(self.StripWanted())
+                self._strip_asked = True
             return
         super().action_cursor_down(select)
 
