@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from circle._testing.gateway import chat_text, chat_tool_calls
+from circle.entrypoints.tui.widgets.cards import READY_S
 
 from ._processes import circles_and_theirs, left_running
 from .conftest import Circle, circle_command
@@ -115,6 +116,7 @@ def test_a_turn_with_an_approved_command_in_the_terminal(untrusted: Circle, term
     assert "echo made > made.txt" in screen
     assert "Allow for this session" in screen
     assert not (cli.workspace / "made.txt").exists()
+    time.sleep(READY_S + 0.2)  # a key the moment the card shows is not taken as its answer
     terminal.keys("y")
 
     screen = terminal.wait_for(lambda s: "All done: made.txt holds the word." in s, what="the answer")
@@ -191,6 +193,7 @@ def test_a_padded_command_is_shown_whole_on_the_card_in_an_80x24_terminal(
     assert "⋯ 59 blank lines" in screen
     assert "; touch second # \\x1b[2K\\x0d\\x1b[1A" in screen
     assert "execute  touch first ⏎ ; touch second" in screen
+    time.sleep(READY_S + 0.2)  # a key the moment the card shows is not taken as its answer
     terminal.keys("n")
     terminal.wait_for(lambda s: "Left it." in s, what="the answer")
     assert not (cli.workspace / "first").exists() and not (cli.workspace / "second").exists()

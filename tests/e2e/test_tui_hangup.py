@@ -18,6 +18,7 @@ from contextlib import closing
 import pytest
 
 from circle._testing.gateway import chat_text, chat_tool_calls
+from circle.entrypoints.tui.widgets.cards import READY_S
 
 from ._processes import descendants
 from .conftest import Circle, circle_command
@@ -170,6 +171,7 @@ def test_a_closed_terminal_stops_a_background_job(cli: Circle, terminal: Termina
     terminal.wait_for(_footer, what="the footer")
     _send(terminal, "start a job")
     terminal.wait_for(lambda s: "Allow once" in s, what="the approval card")
+    time.sleep(READY_S + 0.2)  # a key the moment the card shows is not taken as its answer
     _started_command(cli, terminal, keys=lambda: terminal.keys("y"))
     terminal.wait_for(lambda s: "It runs." in s, what="the answer")
 

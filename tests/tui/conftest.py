@@ -175,6 +175,20 @@ def main_screen(app: CircleApp) -> MainScreen:
     return screen
 
 
+async def card_ready(pilot: object, screen: MainScreen, kind: type[object] | None = None) -> None:
+    """Let the app run until a card (of ``kind``) is up and takes keys: one shown for less than
+    ``cards.READY_S`` gives what is typed on it to the input box."""
+    from textual import _time
+
+    from circle.entrypoints.tui.widgets.cards import Card
+
+    def ready() -> bool:
+        card = screen.card
+        return isinstance(card, kind or Card) and card.ready(_time.get_time())
+
+    await until(pilot, ready)
+
+
 def texts(screen: MainScreen) -> str:
     """Everything the conversation shows, as plain text."""
     from textual.widgets import Static

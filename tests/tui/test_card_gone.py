@@ -11,7 +11,7 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, until
+from .conftest import SIZE, FakeBackend, card_ready, main_screen, send, until
 
 
 async def test_a_card_fitted_after_it_went_is_left_alone(
@@ -25,7 +25,7 @@ async def test_a_card_fitted_after_it_went_is_left_alone(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "write")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         card = screen.card
         assert card is not None
         await pilot.press("y")

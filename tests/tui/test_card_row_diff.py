@@ -10,7 +10,7 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.entrypoints.tui.widgets.conversation import ToolRow
 from circle.testing import Call, answer
 
-from .conftest import FakeBackend, main_screen, send, until
+from .conftest import FakeBackend, card_ready, main_screen, send, until
 
 SIZE = (100, 40)
 
@@ -26,7 +26,7 @@ async def test_the_row_above_a_write_file_card_shows_the_cards_diff_of_the_old_c
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "change")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         card = screen.card
         assert card is not None and card.pending.preview is not None
         row = screen.conversation.query_one(ToolRow)

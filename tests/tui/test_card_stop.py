@@ -13,7 +13,7 @@ from circle.entrypoints.tui.widgets.cards import BACKGROUND_NOTE, ApprovalCard
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, screen_lines, send, texts, until
+from .conftest import SIZE, FakeBackend, card_ready, main_screen, screen_lines, send, texts, until
 
 
 async def test_esc_on_an_approval_card_denies_the_call_and_ends_the_turn(
@@ -28,7 +28,7 @@ async def test_esc_on_an_approval_card_denies_the_call_and_ends_the_turn(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "build it")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await pilot.press("escape")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         await until(pilot, lambda: STOPPED_HINT in texts(screen))
@@ -52,7 +52,7 @@ async def test_a_background_command_says_so_on_its_card(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "serve it")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await until(
             pilot, lambda: any("Run this command in the background?" in line for line in screen_lines(app))
         )

@@ -15,7 +15,7 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard, QuestionCard, Sec
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, answer
 
-from .conftest import SIZE, FakeBackend, FixedClock, main_screen, screen_lines, send, texts, until
+from .conftest import SIZE, FakeBackend, FixedClock, card_ready, main_screen, screen_lines, send, texts, until
 
 RUN = ProcessResult(exit_code=0, output="done\n")
 PADDED = "ls -la" + "\n" * 60 + "; rm -rf build"
@@ -42,7 +42,7 @@ async def test_allow_once_runs_the_command(make_app: Callable[..., CircleApp], b
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "make a")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         assert not screen.composer.display
         assert ran(runner) == []
         await pilot.press("y")
@@ -61,7 +61,7 @@ async def test_deny_keeps_the_command_from_running(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "clean")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await pilot.press("escape")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert ran(runner) == []
@@ -79,7 +79,7 @@ async def test_allow_for_this_session_asks_no_more_for_that_command(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "build")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await pilot.press("down", "enter")  # the second option: allow for this session
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert ran(runner) == ["make build", "make build"]
@@ -96,7 +96,7 @@ async def test_a_file_change_card_shows_the_file_and_its_diff(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "write")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         card = screen.card
         assert isinstance(card, ApprovalCard)
         assert "notes.txt" in card.title_text
@@ -122,7 +122,7 @@ async def test_no_card_appears_while_the_person_types(
         await pilot.pause(0.3)
         assert screen.card is None, "a card came up in the middle of typing"
         clock.now += 5  # the person stopped typing
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await pilot.press("y")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert screen.composer.text == "and then", "the draft is kept"
@@ -138,7 +138,7 @@ async def test_a_question_card_takes_an_option_by_its_number(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "db")
-        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await card_ready(pilot, screen, QuestionCard)
         await pilot.press("2")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         sent = backend.model.requests[-1].messages[-1]
@@ -155,7 +155,7 @@ async def test_a_question_card_takes_a_typed_answer(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "name it")
-        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await card_ready(pilot, screen, QuestionCard)
         await pilot.press(*"circle", "enter")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert "circle" in backend.model.requests[-1].messages[-1].tool_results[0].text
@@ -169,7 +169,7 @@ async def test_esc_dismisses_the_questions(make_app: Callable[..., CircleApp], b
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "ask")
-        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await card_ready(pilot, screen, QuestionCard)
         await pilot.press("escape")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert screen.card is None
@@ -189,7 +189,7 @@ async def test_accepting_a_plan_sets_accept_edits(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "plan it")
-        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await card_ready(pilot, screen, QuestionCard)
         assert screen.plan.display and screen.plan.plan_mode
         card = screen.card
         assert isinstance(card, QuestionCard)
@@ -207,7 +207,7 @@ async def test_the_secret_card_masks_and_saves_the_value(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "/secret DB_PASSWORD")
-        await until(pilot, lambda: isinstance(screen.card, SecretCard))
+        await card_ready(pilot, screen, SecretCard)
         field = screen.card.query_one(Input) if screen.card else None
         assert field is not None and field.password
         await pilot.press(*"hunter22", "enter")
@@ -225,7 +225,7 @@ async def test_esc_on_the_secret_card_saves_nothing(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "/secret TOKEN")
-        await until(pilot, lambda: isinstance(screen.card, SecretCard))
+        await card_ready(pilot, screen, SecretCard)
         await pilot.press(*"abc", "escape")
         await until(pilot, lambda: screen.card is None)
         assert backend.secrets == {}
@@ -243,7 +243,7 @@ async def test_a_command_padded_with_newlines_is_shown_whole_beside_the_options(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "list")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await pilot.pause(0.1)
         shown = "\n".join(screen_lines(app))
         assert "$ ls -la  (+60 more lines)" in shown
@@ -266,7 +266,7 @@ async def test_a_long_command_scrolls_inside_the_card_and_the_options_stay_in_si
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "run the steps")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await pilot.pause(0.1)
         shown = "\n".join(screen_lines(app))
         assert "$ ls -la  (+41 more lines)" in shown and "3. Deny" in shown
@@ -293,7 +293,7 @@ async def test_control_characters_in_a_command_are_escaped_on_the_card_the_row_a
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "touch it")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await pilot.pause(0.1)
         lines = screen_lines(app)
         assert not [line for line in lines if "\x1b" in line or "\r" in line]
@@ -318,7 +318,7 @@ async def test_a_long_file_change_scrolls_inside_the_card_and_the_options_stay_i
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "write it")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await pilot.pause(0.1)
         shown = "\n".join(screen_lines(app))
         assert "+line 0" in shown and "1. Allow once" in shown and "3. Deny" in shown
@@ -342,7 +342,7 @@ async def test_a_card_says_why_a_command_asks_in_every_mode(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "clean")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         shown = "\n".join(screen_lines(app))
         assert "It asks because" in shown and "$D" in shown, shown
         await pilot.press("n")

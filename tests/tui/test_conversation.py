@@ -16,7 +16,7 @@ from circle.entrypoints.tui.widgets.conversation import Thinking, ToolRow, TurnL
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 from circle.testing import Call, FakeProcessRunner, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, screen_lines, send, texts, until
+from .conftest import SIZE, FakeBackend, card_ready, main_screen, screen_lines, send, texts, until
 
 PADDED = "ls -la" + "\n" * 60 + "; rm -rf build"
 
@@ -209,7 +209,7 @@ async def test_a_command_row_shows_a_padded_command_whole_and_says_how_many_line
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "list")
-        await until(pilot, lambda: screen.card is not None)
+        await card_ready(pilot, screen)
         await pilot.press("y")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         row = screen.conversation.query_one(ToolRow)

@@ -17,7 +17,7 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, ScriptedModel, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, texts, until
+from .conftest import SIZE, FakeBackend, card_ready, main_screen, send, texts, until
 
 
 class AnswersForever(ScriptedModel):
@@ -70,7 +70,7 @@ async def test_esc_then_a_key_on_an_approval_card_stops_the_turn_and_types_the_k
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "write")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         typed(app, parser(app), "\x1bx", wait=0.2)  # ESC x, then the escape delay passes
         await until(pilot, lambda: screen.card is None and bool(screen.conversation.query(TurnLine)))
         await until(pilot, lambda: screen.composer.text == "x")

@@ -14,7 +14,7 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, answer
 
-from .conftest import FakeBackend, main_screen, send, until
+from .conftest import FakeBackend, card_ready, main_screen, send, until
 from .test_follow import at_end, wheel_up
 
 OLD = "".join(f"old line {i}\n" for i in range(1, 61))
@@ -50,7 +50,7 @@ async def test_the_view_follows_after_a_tall_card_closes(
         screen = main_screen(app)
         for n in range(2):
             await send(pilot, screen, f"edit {n}")
-            await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+            await card_ready(pilot, screen, ApprovalCard)
             await pilot.pause(0.1)
             await pilot.press(key)
             await until(pilot, lambda n=n: len(screen.conversation.query(TurnLine)) > n)

@@ -11,7 +11,7 @@ from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, answer
 
-from .conftest import SIZE, FakeBackend, FixedClock, main_screen, screen_lines, send, texts, until
+from .conftest import SIZE, FakeBackend, FixedClock, card_ready, main_screen, screen_lines, send, texts, until
 
 
 def hanging(backend: FakeBackend, command: str) -> FakeProcessRunner:
@@ -232,6 +232,7 @@ async def test_the_strip_and_the_job_record_show_a_command_and_its_output_escape
         await send(pilot, screen, "serve")
         await until(pilot, lambda: bool(runner.started) or screen.card is not None)
         if screen.card is not None:
+            await card_ready(pilot, screen)
             await pilot.press("y")
             await until(pilot, lambda: bool(runner.started))
         await until(pilot, lambda: "esc cancels" in str(screen.busy.content))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual import events
+from textual.screen import Screen
 
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.main import MainScreen
@@ -27,13 +28,15 @@ def _record(app: CircleApp, screen: MainScreen, typed: str) -> list[tuple[bool, 
     answer shows, and the lines it shows that a command said (Undone, Redone)."""
     frames: list[tuple[bool, bool, set[str]]] = []
 
-    def painted(_: object) -> None:
-        if not app._batch_count:
-            lines = screen_lines(app)
-            said = {word for word in ("Undone", "Redone") if any(word in line for line in lines)}
-            frames.append((_in_box(app, typed), any(LAST in line for line in lines), said))
+    display = app._display
 
-    screen.screen_layout_refresh_signal.subscribe(screen, painted)
+    def painted(on: Screen[object], renderable: object) -> None:
+        display(on, renderable)  # type: ignore[arg-type]
+        lines = screen_lines(app)
+        said = {word for word in ("Undone", "Redone") if any(word in line for line in lines)}
+        frames.append((_in_box(app, typed), any(LAST in line for line in lines), said))
+
+    app._display = painted  # type: ignore[method-assign]
     return frames
 
 

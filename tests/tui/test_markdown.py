@@ -13,7 +13,7 @@ from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.entrypoints.tui.widgets.markdown import table_cells
 from circle.testing import Call, answer
 
-from .conftest import FakeBackend, main_screen, screen_lines, send, until
+from .conftest import FakeBackend, card_ready, main_screen, screen_lines, send, until
 
 TABLE = (
     "| File | Lines | Status | Owner | Comment |\n"
@@ -125,7 +125,7 @@ async def test_the_plan_card_renders_its_markdown(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "plan it")
-        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await card_ready(pilot, screen, QuestionCard)
         await until(pilot, lambda: any("Fix the parser" in line for line in screen_lines(app)))
         region = screen.card.region if screen.card else None
         assert region is not None
@@ -146,7 +146,7 @@ async def test_a_long_plan_scrolls_in_its_card_with_page_keys(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "plan it")
-        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await card_ready(pilot, screen, QuestionCard)
         card = screen.card
         assert card is not None
         box = card.query_one(".card-question-scroll", VerticalScroll)

@@ -16,7 +16,7 @@ from circle.entrypoints.tui.screens.picker import TextScreen
 from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.testing import Call, ScriptedModel, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, texts, until
+from .conftest import SIZE, FakeBackend, card_ready, main_screen, send, texts, until
 from .test_burst_after_focus_move import job_in_the_strip, with_a_job
 
 
@@ -107,7 +107,7 @@ async def test_esc_on_an_approval_card_and_a_message_in_one_burst_stop_the_turn_
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "write")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         reader = EscapeFirstParser(lambda: esc_acts(app))
         for event in [*reader.feed("\x1binstead do nothing\r"), *reader.feed("")]:
             app.post_message(event)

@@ -12,7 +12,7 @@ from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, answer
 
-from .conftest import FakeBackend, main_screen, screen_lines, send, texts, until
+from .conftest import FakeBackend, card_ready, main_screen, screen_lines, send, texts, until
 
 LONG = "openrouter/anthropic/claude-sonnet-4-5-20250929-experimental"
 
@@ -83,7 +83,7 @@ async def test_an_approval_card_for_a_long_diff_keeps_its_options_in_sight(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "write it")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await until(pilot, lambda: "3. Deny" in "\n".join(screen_lines(app)))
         shown = "\n".join(screen_lines(app))
         assert "1. Allow once" in shown and "+++ b/" in shown and "pgup pgdn" in shown

@@ -11,7 +11,7 @@ from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.cards import QuestionCard
 from circle.testing import Call, answer
 
-from .conftest import FakeBackend, main_screen, screen_lines, send, until
+from .conftest import FakeBackend, card_ready, main_screen, screen_lines, send, until
 
 PLAN = "# The plan\n\n" + "\n".join(f"{n}. step number {n}" for n in range(1, 13))
 
@@ -26,7 +26,7 @@ async def test_the_plan_card_fits_the_screen_and_its_plan_scrolls(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "plan it")
-        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await card_ready(pilot, screen, QuestionCard)
         await until(pilot, lambda: "3. No, keep planning" in "\n".join(screen_lines(app)))
         await until(pilot, lambda: "pgdn scroll" in "\n".join(screen_lines(app)))
         shown = screen_lines(app)

@@ -13,7 +13,7 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, until
+from .conftest import SIZE, FakeBackend, card_ready, main_screen, send, until
 from .test_resumed_rows import drawn, resumed
 
 
@@ -59,6 +59,8 @@ async def test_a_rows_result_is_worded_for_the_person_and_the_model_keeps_its_te
         screen = main_screen(app)
         await send(pilot, screen, "go")
         await until(pilot, lambda: isinstance(screen.card, ApprovalCard) or bool(screen.busy.activity))
+        if screen.card is not None:
+            await card_ready(pilot, screen)
         await pilot.pause(0.2)
         await pilot.press(key)
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))

@@ -17,7 +17,7 @@ from circle.entrypoints.tui.widgets.earlier import Earlier
 from circle.entrypoints.tui.widgets.welcome import Welcome
 from circle.testing import Call, FakeProcessRunner, Hang, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, until
+from .conftest import SIZE, FakeBackend, card_ready, main_screen, send, until
 
 
 def drawn(app: CircleApp) -> list[str]:
@@ -89,6 +89,8 @@ async def test_a_resumed_session_draws_its_rows_as_the_live_view_left_them(
         )
         if prepare is _stop_running:  # it has printed what it prints: its last lines show
             await until(pilot, lambda: "step 8" in str(screen.conversation.query_one(ToolRow).body.content))
+        else:
+            await card_ready(pilot, screen)
         await pilot.pause(0.1)
         await pilot.press(key)
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))

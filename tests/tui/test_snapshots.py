@@ -14,7 +14,7 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard, QuestionCard
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, screen_lines, send, texts, until
+from .conftest import SIZE, FakeBackend, card_ready, main_screen, screen_lines, send, texts, until
 
 SnapCompare = Callable[..., bool]
 
@@ -73,7 +73,7 @@ def test_the_approval_card(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "fix it")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         screen.busy.hide()  # the spinner moves
         await settle(pilot)
 
@@ -91,7 +91,7 @@ def test_the_question_card(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "set up storage")
-        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await card_ready(pilot, screen, QuestionCard)
         screen.busy.hide()
         await settle(pilot)
 
@@ -155,7 +155,7 @@ def test_the_approval_card_of_a_padded_command_at_80x24(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "list")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         screen.busy.hide()
         await settle(pilot)
 
@@ -173,7 +173,7 @@ def test_the_approval_card_of_a_background_command_at_80x24(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "serve it")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         screen.busy.hide()
         await settle(pilot)
 
@@ -194,7 +194,7 @@ def test_a_long_diff_card_and_a_long_model_name_at_50x16(
         await send(pilot, screen, "/models openrouter/anthropic/claude-sonnet-4-5-20250929")
         await until(pilot, lambda: "Model: openrouter" in texts(screen))
         await send(pilot, screen, "write it")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await until(pilot, lambda: "3. Deny" in "\n".join(screen_lines(app)))
         screen.busy.hide()
         await settle(pilot)

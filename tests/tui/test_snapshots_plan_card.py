@@ -12,7 +12,7 @@ from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.cards import QuestionCard
 from circle.testing import Call, answer
 
-from .conftest import FakeBackend, main_screen, screen_lines, send, until
+from .conftest import FakeBackend, card_ready, main_screen, screen_lines, send, until
 from .test_snapshots import SnapCompare, settle
 
 PLAN = "# The plan\n\n" + "\n".join(f"{n}. step number {n}" for n in range(1, 9))
@@ -28,7 +28,7 @@ def test_the_plan_card_at_50x16(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "plan it")
-        await until(pilot, lambda: isinstance(screen.card, QuestionCard))
+        await card_ready(pilot, screen, QuestionCard)
         await until(pilot, lambda: "pgdn scroll" in "\n".join(screen_lines(app)))
         card = screen.card
         await until(pilot, lambda: app.focused is not None and card in app.focused.ancestors_with_self)

@@ -11,7 +11,7 @@ from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets.conversation import ToolRow, TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, screen_lines, send, until
+from .conftest import SIZE, FakeBackend, card_ready, main_screen, screen_lines, send, until
 
 LONG = "".join(f"row {i}\n" for i in range(40))
 
@@ -130,7 +130,7 @@ async def test_the_transcript_shows_a_file_change_with_its_real_diff(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         await send(pilot, screen, "change it")
-        await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+        await card_ready(pilot, screen, ApprovalCard)
         await pilot.press("y")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         row = screen.conversation.query_one(ToolRow)

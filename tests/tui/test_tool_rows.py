@@ -11,7 +11,7 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.entrypoints.tui.widgets.conversation import Thinking, ToolRow, TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, ScriptedModel, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, until
+from .conftest import SIZE, FakeBackend, card_ready, main_screen, send, until
 
 PATCH = (
     "*** Begin Patch\n*** Add File: notes.txt\n+hello\n"
@@ -58,7 +58,7 @@ async def test_a_file_row_shows_the_cards_diff_with_context_and_the_old_content(
         screen = main_screen(app)
         await send(pilot, screen, "change")
         for _ in range(2):
-            await until(pilot, lambda: isinstance(screen.card, ApprovalCard))
+            await card_ready(pilot, screen, ApprovalCard)
             card = screen.card
             await pilot.press("y")
             await until(pilot, lambda card=card: screen.card is not card)

@@ -26,7 +26,7 @@ from circle.entrypoints.tui._early_keys import EarlyKeys
 from circle.entrypoints.tui._hangup import TerminalClosed
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._screen_diff import ScreenDiff
-from circle.entrypoints.tui.widgets.stale_keys import ClosingScreens, type_at_read
+from circle.entrypoints.tui.widgets.stale_keys import ClosingScreens, ReadsKeys, type_at_read
 
 if TYPE_CHECKING:
     from circle.application.ports.approver import ApprovalRequest
@@ -114,8 +114,12 @@ class CircleApp(App[int]):
             assert isinstance(event, events.Key)  # read behind an esc that closes this screen
             self.call_after_refresh(self.post_message, events.Key(event.key, event.character))
             return
-        if isinstance(event, events.Key) and self.screen_stack and type_at_read(self.screen, event):
-            return  # in the box at once: the keys read behind it follow it there, in order
+        if isinstance(event, events.Key) and self.screen_stack:
+            screen = self.screen
+            if isinstance(screen, ReadsKeys) and screen.key_read(event):
+                return  # typed into the input box as a card came up: the box's, not the card's
+            if type_at_read(screen, event):
+                return  # in the box at once: the keys read behind it follow it there, in order
         await super().on_event(event)
 
     def _starting(self) -> bool:

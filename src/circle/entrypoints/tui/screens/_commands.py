@@ -241,8 +241,9 @@ class SlashCommands:
 
         if self.undo is None:
             self.undo = _branches.make_undo(self.host)
-        # the keys read with the enter are drawn first: the store and the rows take a while
-        await self.screen.conversation.wait_for_refresh()
+        # the keys read with the enter are drawn first: the store and the rows take a while (the
+        # box's own queue first, where those keys wait, then the frame after them)
+        await self.screen.composer.wait_for_refresh()
         session = self.host.session
         outcome = await (self.undo.redo(session) if redo else self.undo.undo(session))
         line, kind = _branches.said(self.host, outcome, redo=redo)

@@ -32,6 +32,7 @@ from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui.screens._rest import show_session
 from circle.entrypoints.tui.screens._view_keys import ViewKeys
+from circle.entrypoints.tui.widgets.card_fit import fit_card
 from circle.entrypoints.tui.widgets.cards import Card, card_for
 from circle.entrypoints.tui.widgets.composer import CompletionList, Composer
 from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, TurnLine
@@ -41,6 +42,10 @@ CARD_CHECK_S = 0.25
 STRIP_CHECK_S = 0.5
 BELOW = "↓ new output below · End follows it"
 STOPPED_HINT = "Denied, and the turn stopped. Type what to do instead."
+BURST_GAP_S = 0.4
+"""Seconds at most between two keys of one run of typing. A run begun in the input box, or before
+a card was ready for keys, stays the box's while it lasts: the enter that ends its words would
+answer a card nobody has read yet."""
 
 
 class AgentEventArrived(Message):
@@ -97,6 +102,9 @@ class MainScreen(ViewKeys):
         steered once one runs, else sent when it ends."""
         self.stopping = False
         """esc stopped the running turn: what is sent before it ended waits for it, not read by it."""
+        self.typed_at: float | None = None
+        """When the last key of the person's run of typing was read, in the keys' own seconds (None
+        when the last key read was not one: an enter that sent, an arrow, a key for a card)."""
         from circle.entrypoints.tui.screens._commands import SlashCommands
 
         self.commands = SlashCommands(self)
@@ -356,6 +364,28 @@ class MainScreen(ViewKeys):
         if not isinstance(self.focused, (TextArea, Input)):
             self.take_typed(event)
 
+    def key_read(self, event: events.Key) -> bool:
+        """A key read while a card is up but not yet ready for keys (on screen less than
+        ``cards.READY_S``: nobody has read it), or in a run of typing begun before then (read
+        within ``BURST_GAP_S`` of the key before), is not the card's: text, backspace and enter go
+        to the input box behind it, in the order typed (the enter sends the words, as it would
+        have with no card), other keys go nowhere. esc still reaches the card (it denies and stops
+        the turn). True when the card did not get the key."""
+        now = event.time
+        card = self.card
+        if card is None or card.answered:
+            typing = self.composer.display and (event.is_printable or event.key == "backspace")
+            self.typed_at = now if typing else None
+            return False
+        run = self.typed_at is not None and now - self.typed_at < BURST_GAP_S
+        if event.key == "escape" or (not run and card.ready(now)):
+            self.typed_at = None
+            return False
+        self.typed_at = now
+        if event.is_printable or event.key in ("enter", "backspace"):
+            self.composer.post_message(events.Key(event.key, event.character))
+        return True
+
     def take_typed(self, event: events.Key) -> bool:
         """A printable key typed outside the input box goes into it, focused at once (the keys
         typed after it follow it there); False when it is not printable or the box is hidden (a card
@@ -371,6 +401,12 @@ class MainScreen(ViewKeys):
         self.set_focus(self.composer)
         self.composer.type_text(event.character)
         return True
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The terminal's new size: the card is fitted to it before Textual lays the screen out
+        (``Screen._on_resize``, after this), so the first frame at that size shows its options."""
+        if self.card is not None:
+            fit_card(self.card, event.size.height)
 
     def on_screen_resume(self) -> None:
         """Back from a record or a picker: typing goes to the input box again (or to the card)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual import events
+from textual import _time, events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
@@ -18,6 +18,11 @@ from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 from circle.entrypoints.tui.widgets.stale_keys import TakesTyping, pass_on
 
+READY_S = 0.5
+"""Seconds a card is on screen before it takes a key. What is typed before that is not an answer:
+"hello" and its enter, typed as an approval card came up, would answer it with the highlighted
+option (Allow once); those keys go to the input box (as Firefox holds its install buttons for a
+moment after showing them)."""
 PREVIEW_LINES = 30
 SCROLL_KEYS = ("pageup", "pagedown")
 BACKGROUND_NOTE = "It runs in the background as a job; /jobs shows its output."
@@ -45,6 +50,8 @@ class Card(Vertical, can_focus=True):
         self.option_lines = Static("", classes="card-options")
         self.answered = False
         """Answered: it goes, and the keys typed after the answer are the person's next words."""
+        self.shown_at: float | None = None
+        """When the card was first drawn on the screen, in the keys' seconds (None until then)."""
 
     def body(self) -> ComposeResult:
         yield from ()
@@ -57,6 +64,16 @@ class Card(Vertical, can_focus=True):
 
     def on_mount(self) -> None:
         self._draw()
+        self.call_after_refresh(self._drawn)
+
+    def _drawn(self) -> None:
+        if self.shown_at is None:
+            self.shown_at = _time.get_time()
+
+    def ready(self, at: float) -> bool:
+        """Whether a key read at ``at`` (its ``time``) is the card's: the card had been on the
+        screen ``READY_S`` by then."""
+        return self.shown_at is not None and at - self.shown_at >= READY_S
 
     def on_resize(self) -> None:
         """The body scrolls in what the frame leaves, so the options always show."""
@@ -236,7 +253,7 @@ class QuestionCard(Card):
                 child.update(Text(self.keys, style="dim"))
 
     def on_mount(self) -> None:
-        self._draw()
+        super().on_mount()
         if not self.options:
             self.typed.focus()
 
@@ -327,7 +344,7 @@ class SecretCard(Card):
         yield self.value
 
     def on_mount(self) -> None:
-        self._draw()
+        super().on_mount()
         self.value.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -129,8 +129,8 @@ class Composer(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         self.last_typed = self.clock()
         key = event.key
-        if event.is_printable and not self.has_focus and self.screen is self.app.screen:
-            self._take_focus_back()
+        if event.is_printable and not self.has_focus and self.display and self.screen is self.app.screen:
+            self._take_focus_back()  # hidden behind a card, it leaves the focus on the card
         handled = True
         asked, self._strip_asked = self._strip_asked, False
         if key in ("enter", "tab") and self.completions.open and self.text != self._completed_for:

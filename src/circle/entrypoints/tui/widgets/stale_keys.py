@@ -34,6 +34,15 @@ class TakesTyping(Protocol):
         ...
 
 
+@runtime_checkable
+class ReadsKeys(Protocol):
+    """A screen that sees each key as it is read, before the key goes to the focused widget."""
+
+    def key_read(self, event: events.Key) -> bool:
+        """True when the screen took ``event`` (it goes nowhere else)."""
+        ...
+
+
 def type_at_read(screen: Screen[object], event: events.Event) -> bool:
     """A printable key read while ``screen``'s focus is on no text field goes into its input box
     at once (the focus moves there before the next key is read); True when it went."""
@@ -77,7 +86,7 @@ def type_outside(widget: Widget, event: events.Key) -> bool:
     return isinstance(screen, TakesTyping) and screen.take_typed(event)
 
 
-__all__ = ["TakesTyping", "pass_on", "type_at_read", "type_outside"]
+__all__ = ["ReadsKeys", "TakesTyping", "pass_on", "type_at_read", "type_outside"]
 
 
 CLOSING_HOLD_S = 1.0
