@@ -123,3 +123,30 @@ async def test_a_shown_only_command_unfolds_by_click_and_by_enter_and_is_in_the_
         transcript = app.screen
         assert isinstance(transcript, TranscriptScreen)
         assert "!! seq 1 60" in transcript.text and "\n60" in transcript.text
+
+
+async def test_tab_goes_from_the_box_to_the_newest_row_then_up_then_back_to_the_box(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """Textual's order went to the session's oldest row first: tab from the box reached the
+    first command of the session, however many came after it."""
+    backend.processes = FakeProcessRunner(
+        {f"echo {n}": ProcessResult(exit_code=0, output=f"{n}\n") for n in range(3)}, files=backend.files
+    )
+    backend.model.add(
+        *(answer("", Call("execute", {"command": f"echo {n}"})) for n in range(3)), answer("Echoed.")
+    )
+    backend.mode = "auto"
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "echo")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        rows = list(screen.conversation.query(ToolRow))
+        assert [row.args["command"] for row in rows] == ["echo 0", "echo 1", "echo 2"]
+        went = []
+        for _ in range(4):
+            await pilot.press("tab")
+            went.append(app.focused)
+        assert went == [rows[2], rows[1], rows[0], screen.composer]

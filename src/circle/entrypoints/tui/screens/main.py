@@ -11,7 +11,9 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.css.query import QueryType
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from circle.application.events import (
@@ -385,6 +387,25 @@ class MainScreen(ViewKeys):
         if event.is_printable or event.key in ("enter", "backspace"):
             self.composer.post_message(events.Key(event.key, event.character))
         return True
+
+    def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
+        """tab: from the input box (or the conversation) to the newest row the focus can reach,
+        then to the row above it each time, then back to the box. Textual's order, the page's,
+        went to the session's oldest row first."""
+        focused, view = self.focused, self.conversation
+        here = focused is None or focused in (self.composer, view) or view in focused.ancestors
+        if selector != "*" or not here:  # a card, the strip, the find bar: as Textual does
+            return super().focus_next(selector)
+        rows = [widget for widget in self.focus_chain if view in widget.ancestors]
+        if not rows:
+            return super().focus_next(selector)
+        if focused in rows:
+            at = rows.index(focused)
+            target: Widget = rows[at - 1] if at else self.composer
+        else:
+            target = rows[-1]
+        self.set_focus(target)
+        return target
 
     def take_typed(self, event: events.Key) -> bool:
         """A printable key typed outside the input box goes into it, focused at once (the keys
