@@ -137,8 +137,12 @@ class ConversationView(HeldView):
 
     def _anchor_if_taller(self) -> None:
         """Anchored while the conversation is taller than the view; a shorter one stays at the top
-        (an anchor would push it to the bottom)."""
-        taller = self.container_size.height > 0 and self.max_scroll_y > 0
+        (an anchor would push it to the bottom). Not laid out yet, it is left as it is: arrange()
+        lets go of an anchor once the rows fit (let go here, a resumed tail's first frames were
+        laid out from its top)."""
+        if not self.container_size.height:
+            return
+        taller = self.max_scroll_y > 0
         if taller and (not self.is_anchored or self._anchor_released):
             self.anchor()
         elif not taller and self.is_anchored:
@@ -285,6 +289,8 @@ class ConversationView(HeldView):
         if start or unread:
             self.earlier = Earlier(messages[:start], unread=unread)
             rows.insert(0, self.earlier)
+        if rows:  # at the end in the layout that first shows them (let go in arrange() if they
+            self.anchor()  # fit): anchored only after it, that frame showed the tail's top
         mounted = self.mount_all(rows)  # in one batch: styled and laid out once, not once a row
         self.settle()
         self._after_frame()
