@@ -54,3 +54,30 @@ async def test_a_long_transcript_shows_its_end_first_and_the_rest_goes_in_above(
         await pilot.press("home")
         await pilot.pause(0.1)
         assert "› question 0" in screen_lines(app)[1]
+
+
+async def test_opening_the_transcript_restyles_nothing_on_the_session_screen(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """A screen whose styles were new made Textual parse every style again and restyle every row
+    of the conversation below it: the screens opened over the session screen have theirs loaded
+    with it."""
+    from circle.entrypoints.tui.screens.main import MainScreen
+    from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
+    from circle.entrypoints.tui.screens.record import LiveRecord
+    from circle.entrypoints.tui.screens.tree import TreeScreen
+
+    loaded = {str(path) for path in MainScreen.CSS_PATH}
+    for screen in (TranscriptScreen, PickerScreen, TextScreen, LiveRecord, TreeScreen):
+        paths = screen.CSS_PATH if isinstance(screen.CSS_PATH, list) else [screen.CSS_PATH]
+        assert {str(path) for path in paths if path} <= loaded, screen
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        restyled: list[object] = []
+        update = app.stylesheet.update
+        app.stylesheet.update = lambda *a, **k: restyled.append(a) or update(*a, **k)  # type: ignore[method-assign]
+        transcript = TranscriptScreen(long_session(3))
+        await app.push_screen(transcript)
+        await until(pilot, lambda: transcript.done)
+        assert not restyled

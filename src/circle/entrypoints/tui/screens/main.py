@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import ClassVar
 
 from textual import events, work
 from textual.app import ComposeResult
@@ -41,6 +42,8 @@ from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellR
 from circle.entrypoints.tui.widgets.status import BusyLine, FooterLine, PlanBox, Strip, StripItem
 
 CARD_CHECK_S = 0.25
+OVERLAYS = ("transcript", "picker", "tree")
+"""The screens opened over the session screen, by their style files' names."""
 STRIP_CHECK_S = 0.5
 BELOW = "↓ new output below · End follows it"
 STOPPED_HINT = "Denied, and the turn stopped. Type what to do instead."
@@ -64,7 +67,9 @@ class MainScreen(ViewKeys):
             super().__init__()
             self.code = code
 
-    CSS_PATH = Path(__file__).with_name("main.tcss")
+    CSS_PATH: ClassVar = [Path(__file__).with_name(f"{name}.tcss") for name in ("main", *OVERLAYS)]
+    """With the styles of the screens opened over this one: a screen whose styles were new then
+    made Textual parse every style again and restyle every row of the conversation as it opened."""
     AUTO_FOCUS = "Composer"
     """The input box has the focus from the first frame: the conversation taking it first, then
     giving it up, styled all its rows twice more (in a resumed session's tail some 0.1 s)."""

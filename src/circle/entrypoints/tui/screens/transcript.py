@@ -183,11 +183,13 @@ class TranscriptScreen(Screen[None]):
         """The segments drawn last, waiting for the one before them to end with a blank line."""
         self.slices_held = False
         """For tests: the slices wait for calls to :meth:`next_slice` rather than a frame each."""
+        self._settling = False
+        """A slice went in above: the view is put back on the lines it showed after the frame."""
 
     @property
     def done(self) -> bool:
-        """Every message is drawn."""
-        return self.left == 0 and not self._open
+        """Every message is drawn, and the view is back on the lines it showed before the last."""
+        return self.left == 0 and not self._open and not self._settling
 
     @property
     def text(self) -> str:
@@ -234,7 +236,9 @@ class TranscriptScreen(Screen[None]):
         else:
             block.right_crop(2)  # the blank line after it is the block's margin
         self.blocks.insert(0, block)
-        taken.insert(0, Static(block, classes="block"))
+        # the last block by a class of its own: a :last-child rule restyled every block each
+        # time a slice went in above them (an order rule, checked again on each mount before)
+        taken.insert(0, Static(block, classes="block last" if last else "block"))
         return block.plain.count("\n") + 2
 
     async def _next_slice(self) -> None:
@@ -254,10 +258,12 @@ class TranscriptScreen(Screen[None]):
         if view.is_anchored and view._anchor_released:  # scrolled up: the lines read stay
             shown = (row for row in view.children if row.virtual_region.bottom > view.scroll_y)
             mark = next(((row, view.scroll_y - row.virtual_region.y) for row in shown), None)
+        self._settling = True
         await view.mount_all(taken, before=0)
         self.call_after_refresh(self._held, mark)
 
     def _held(self, mark: tuple[Widget, float] | None) -> None:
+        self._settling = False
         if mark is not None and self.is_attached:
             row, below = mark
             self.scroll.scroll_to(y=row.virtual_region.y + below, animate=False, immediate=True)
