@@ -63,7 +63,7 @@ ADAPTERS: dict[str, str] = {
     "compactions.sqlite": "circle.adapters.storage.compaction_store:SqliteCompactionStore",
     "snapshots.local": "circle.adapters.local.snapshots:LocalWorkspaceSnapshots",
     "web.httpx": "circle.adapters.web.httpx_web:HttpxWebClient",
-    "lsp.stdio": "circle.adapters.lsp.servers:StdioLanguageServers",
+    "lsp.stdio": "circle.adapters.lsp.on_demand:OnDemandLanguageServers",
     "specs.json": "circle.adapters.local.spec_cache:JsonSpecCache",
 }
 

@@ -8,7 +8,7 @@ import signal
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from circle.adapters._shared.private_files import private_folder
 from circle.adapters._shared.settings_files import (
@@ -52,7 +52,9 @@ from .container import (
     trust_list_at,
 )
 from .discovery import settle_protocol
-from .event_codec import EventEncoder, dumps, session_origin
+
+if TYPE_CHECKING:
+    from .event_codec import EventEncoder
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 DEFAULT_JOB_WAIT_S = 1800.0
@@ -62,11 +64,15 @@ TrustQuestion = Callable[[Path], Awaitable[bool]]
 
 
 class JsonLines:
-    """Every event as one JSON object on one line of stdout."""
+    """Every event as one JSON object on one line of stdout (the JSON codec is imported with the
+    first sink, so print mode and the library do not load it)."""
 
     def __init__(self, out: TextIO) -> None:
+        from .event_codec import EventEncoder, dumps
+
         self.out = out
-        self.encoder = EventEncoder()
+        self._dumps = dumps
+        self.encoder: EventEncoder = EventEncoder()
         """Set to one that knows the session's origin once the session is open."""
         self.closed = False
         """The reader went away (``| head``): the rest of the events are dropped, quietly."""
@@ -76,7 +82,7 @@ class JsonLines:
             return
         try:
             for line in self.encoder.lines(event):
-                self.out.write(dumps(line) + "\n")
+                self.out.write(self._dumps(line) + "\n")
             self.out.flush()
         except BrokenPipeError:
             self.closed = True
@@ -323,6 +329,8 @@ async def run_headless(
     try:
         session = await open_session(runtime, opts)
         if sink is not None:
+            from .event_codec import EventEncoder, session_origin
+
             sink.encoder = EventEncoder(session_origin(runtime, lambda: session))
         prompt = session.prompt(opts.message, media=opts.media, attached=opts.attached)
         result = await _run_interruptible(session, prompt)
@@ -391,6 +399,8 @@ async def _run_interruptible(session: AgentSession, work: Awaitable[T]) -> T:
 def report(exc: CircleError, err: TextIO, sink: JsonLines | None) -> int:
     err.write(f"circle: {exc.message}\n")
     if sink is not None:
+        from .event_codec import dumps
+
         sink.out.write(dumps({"type": "error", "code": exc.code, "message": exc.message}) + "\n")
         sink.out.flush()
     return EXIT_FAILED

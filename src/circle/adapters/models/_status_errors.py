@@ -19,7 +19,6 @@ Anthropic SDK the whole ``{"type": "error", "error": {...}}``), also for errors 
 from __future__ import annotations
 
 import contextlib
-import html
 import json
 import re
 from collections.abc import Mapping
@@ -102,6 +101,8 @@ def body_text(body: object) -> str:
     if quoted := _QUOTED_MESSAGE.search(body):  # JSON cut short: its message is still readable
         with contextlib.suppress(ValueError):
             return one_line(json.loads(f'"{quoted.group(1)}"'))[:500]
+    import html  # its entity table loads with the first error page, not with every adapter
+
     text = re.sub(r"(?is)<(head|script|style)\b.*?</\1\s*>", " ", body)
     text = html.unescape(re.sub(r"<[^>]*>", " ", text))
     return one_line(text or body)[:200]

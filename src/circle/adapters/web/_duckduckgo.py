@@ -13,7 +13,6 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 from circle.application.ports.web import SearchResult
 
-DUCKDUCKGO_HTML = "https://html.duckduckgo.com/html/"
 _SPACE = re.compile(r"\s+")
 
 
@@ -109,4 +108,4 @@ def _clean(pieces: list[str]) -> str:
     return _SPACE.sub(" ", "".join(pieces)).strip()
 
 
-__all__ = ["DUCKDUCKGO_HTML", "looks_refused", "parse_results", "target_url"]
+__all__ = ["looks_refused", "parse_results", "target_url"]

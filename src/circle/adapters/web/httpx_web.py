@@ -33,13 +33,14 @@ from circle.application.ports.web import FetchedPage, HopCheck, SearchResult, We
 from circle.domain.errors import ToolError
 from circle.domain.web import check_web_url
 
-from ._duckduckgo import DUCKDUCKGO_HTML, looks_refused, parse_results
 from ._hops import Deadline, Resolver, pinned_request, proxied, resolve, system_resolver
-from .html_markdown import html_to_markdown
 
 if TYPE_CHECKING:
     import httpx
 
+DUCKDUCKGO_HTML = "https://html.duckduckgo.com/html/"
+"""DuckDuckGo's HTML endpoint; its pages are read by :mod:`._duckduckgo` (``html.parser``, like
+:mod:`.html_markdown`), imported on the first search and the first page, not with this client."""
 USER_AGENT = "Mozilla/5.0 (compatible; Circle; +https://github.com/circle-agent/circle)"
 ACCEPT = "text/markdown, text/html;q=0.9, text/plain;q=0.8, application/xhtml+xml;q=0.8, */*;q=0.5"
 MAX_REDIRECTS = 5
@@ -94,6 +95,8 @@ class HttpxWebClient:
 
     async def search(self, query: str, *, max_results: int) -> list[SearchResult]:
         import httpx
+
+        from ._duckduckgo import looks_refused, parse_results
 
         client = self._http()
         try:
@@ -175,6 +178,8 @@ class HttpxWebClient:
             raise ToolError(f"{final} is binary, not a text or HTML page: webfetch reads text only")
         text = body.decode(_charset(response.charset_encoding, body, html=is_html), errors="replace")
         if is_html:
+            from .html_markdown import html_to_markdown
+
             text = html_to_markdown(text, base_url=final)
         return FetchedPage(
             url=first, final_url=final, status=status, content_type=media, text=text, truncated=truncated
