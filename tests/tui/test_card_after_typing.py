@@ -163,3 +163,20 @@ async def test_a_card_on_screen_for_a_moment_takes_the_next_key(
         await pilot.press("y")
         await until(pilot, lambda: "Done." in texts(screen))
         assert backend.files.files[NEW_FILE] == b"x\n"
+
+
+@pytest.mark.usefixtures("slow_card")
+async def test_ctrl_c_on_a_card_too_new_for_keys_still_stops_the_turn(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """Only the keys that could answer the card or move its choice wait: the others act as ever."""
+    backend.model.add(answer("", WRITE), answer("Never asked for."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await card_up(app, pilot)
+        app.post_message(events.Key("ctrl+c", None))
+        await until(pilot, lambda: not screen.host.session.is_busy)
+        assert NEW_FILE not in backend.files.files
+        assert len(backend.model.requests) == 1

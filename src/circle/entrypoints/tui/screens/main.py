@@ -374,22 +374,28 @@ class MainScreen(ViewKeys):
     def key_read(self, event: events.Key) -> bool:
         """A key read while a card is up but not yet ready for keys (on screen less than
         ``cards.READY_S``: nobody has read it), or in a run of typing begun before then (read
-        within ``BURST_GAP_S`` of the key before), is not the card's: text, backspace and enter go
-        to the input box behind it, in the order typed (the enter sends the words, as it would
-        have with no card), other keys go nowhere. esc still reaches the card (it denies and stops
-        the turn). True when the card did not get the key."""
+        within ``BURST_GAP_S`` of the key before), is not the card's when it could answer it or
+        move its choice: text, backspace and enter go to the input box behind it, in the order
+        typed (the enter sends the words, as it would have with no card), ↑ and ↓ go nowhere.
+        Other keys act as ever: esc still denies and stops the turn, ctrl+c still interrupts.
+        True when the card did not get the key."""
         now = event.time
         card = self.card
         if card is None or card.answered:
             typing = self.composer.display and (event.is_printable or event.key == "backspace")
             self.typed_at = now if typing else None
             return False
+        typed = event.is_printable or event.key in ("enter", "backspace")
+        if not typed and event.key not in ("up", "down"):
+            if event.key == "escape":
+                self.typed_at = None
+            return False
         run = self.typed_at is not None and now - self.typed_at < BURST_GAP_S
-        if event.key == "escape" or (not run and card.ready(now)):
+        if not run and card.ready(now):
             self.typed_at = None
             return False
         self.typed_at = now
-        if event.is_printable or event.key in ("enter", "backspace"):
+        if typed:
             self.composer.post_message(events.Key(event.key, event.character))
         return True
 
