@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from circle.domain.errors import CircleError
+from circle.entrypoints.tui._heap import keeping_read
 
 if TYPE_CHECKING:
     from circle.entrypoints.tui.screens.main import MainScreen
@@ -77,7 +78,8 @@ def read_rest(screen: MainScreen) -> None:
 
     async def read() -> None:
         try:
-            await screen.host.read_rest()
+            with keeping_read():  # thousands of messages, no cycles among them: see _heap.py
+                await screen.host.read_rest()
         except CircleError as exc:
             screen.conversation.notice(f"The earlier messages could not be read: {exc.message}", kind="error")
 
