@@ -46,9 +46,11 @@ from .protected_places import PlacesCache
 
 
 class ToolArgs(BaseModel):
-    """Base of every tool's arguments: frozen, unknown names refused."""
+    """Base of every tool's arguments: frozen, unknown names refused. Each one's validator is built
+    at its first use (its first call, or its schema when the specs are not kept), not as its module
+    loads: the tools the runtime imports as it starts (plan, task, compaction) are seldom called."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 @dataclass(frozen=True, slots=True)
