@@ -38,7 +38,6 @@ from circle.domain.hooks import (
     combine,
     interpret,
 )
-from circle.domain.patch import UpdateFile, parse_patch
 
 from .code_hooks import Hooks, run_hook
 from .ports.process_runner import ProcessRunner
@@ -196,6 +195,8 @@ def tool_input(tool_name: str, arguments: Mapping[str, JsonValue]) -> dict[str, 
     paths: list[str] = []
     patch = given.get("patch")
     if tool_name == "apply_patch" and isinstance(patch, str):
+        from circle.domain.patch import UpdateFile, parse_patch  # loads with the first patch
+
         try:
             operations = parse_patch(patch)
         except ToolError:

@@ -12,7 +12,6 @@ from typing import assert_never
 
 from .errors import ToolError
 from .messages import Message, ToolCallPart
-from .patch import AddFile, DeleteFile, UpdateFile, parse_patch
 
 READS = frozenset({"read_file"})
 CHANGES = frozenset({"write_file", "edit_file", "delete"})
@@ -54,6 +53,8 @@ def _patched(call: ToolCallPart) -> Iterable[str]:
     patch = arguments.get("patch") if isinstance(arguments, dict) else None
     if not isinstance(patch, str):
         return ()
+    from .patch import AddFile, DeleteFile, UpdateFile, parse_patch  # loads with the first patch
+
     try:
         operations = parse_patch(patch)
     except ToolError:
