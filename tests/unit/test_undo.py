@@ -120,3 +120,16 @@ async def test_a_file_changed_after_the_undo_stops_the_redo() -> None:
     assert outcome is not None and not outcome.done
     assert outcome.conflicts[0].note == "was changed after the rewind"
     assert texts(session) == ["hello", "first done"]
+
+
+async def test_undo_and_redo_name_the_message_as_the_person_typed_it() -> None:
+    """Their line quoted the text the model read: a file's contents, a mode's notice before it."""
+    session, _, model, undo = await two_turns()
+    model.add(answer("read it"))
+    await session.prompt("<file path='a.txt'>\none\n</file>\n\nsee @a.txt", typed="see @a.txt")
+
+    undone = await undo.undo(session)
+    redone = await undo.redo(session)
+
+    assert undone is not None and undone.text == "see @a.txt"
+    assert redone is not None and redone.text == "see @a.txt"

@@ -41,6 +41,7 @@ class UndoOutcome:
 
     done: bool
     text: str = ""
+    """The person's message as they typed it (its row's text, not the notices and files sent with it)."""
     messages: int = 0
     files: int = 0
     conflicts: tuple[Change, ...] = ()
@@ -73,7 +74,7 @@ class Undo:
             if not outcome.restored:
                 for again in reversed(done):  # all or none: the turns already put back are redone
                     await self.rewind.reapply(session_id, again)
-                return UndoOutcome(False, removed[0].message.text, conflicts=outcome.conflicts)
+                return UndoOutcome(False, removed[0].message.typed, conflicts=outcome.conflicts)
             files += len(outcome.changes)
             done.append(number)
         head_after = history[start - 1].id if start else None
@@ -83,7 +84,7 @@ class Undo:
         session.loop.window.retired = await conversation.spent_apart()  # the turns undone still count
         step = UndoStep(conversation.branch, history[-1].id, head_after, tuple(turns), messages)
         self.steps.setdefault(session_id, []).append(step)
-        return UndoOutcome(True, removed[0].message.text, messages=len(removed), files=files)
+        return UndoOutcome(True, removed[0].message.typed, messages=len(removed), files=files)
 
     async def redo(self, session: AgentSession) -> UndoOutcome | None:
         """Do the last undo again; None when there is none, or a message was sent since it."""
@@ -103,13 +104,13 @@ class Undo:
             assert self.rewind is not None
             outcome = await self.rewind.reapply(session_id, number)
             if not outcome.restored:
-                return UndoOutcome(False, step.removed[0].text, conflicts=outcome.conflicts)
+                return UndoOutcome(False, step.removed[0].typed, conflicts=outcome.conflicts)
             files += len(outcome.changes)
         await store.move_branch(session_id, conversation.branch, head_id=step.head_before)
         await conversation.reload()
         session.loop.window.retired = await conversation.spent_apart()
         steps.pop()
-        return UndoOutcome(True, step.removed[0].text, messages=len(step.removed), files=files)
+        return UndoOutcome(True, step.removed[0].typed, messages=len(step.removed), files=files)
 
 
 def _last_user(history: list[Checkpoint]) -> int | None:
