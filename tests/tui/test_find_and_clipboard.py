@@ -13,6 +13,7 @@ from textual import events
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.selection import Selection
+from textual.widgets import Static
 
 from circle.entrypoints.tui._clipboard import NO_TOOL
 from circle.entrypoints.tui.app import CircleApp
@@ -21,7 +22,7 @@ from circle.entrypoints.tui.widgets.conversation import UserRow
 from circle.entrypoints.tui.widgets.find_bar import CURRENT_STYLE, FindBar
 from circle.testing import answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, texts, until
+from .conftest import SIZE, FakeBackend, main_screen, screen_lines, send, texts, until
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
@@ -140,3 +141,26 @@ async def test_ctrl_v_attaches_the_clipboards_image_or_says_why_not(
         (tmp_path / "xclip").unlink()
         await pilot.press("ctrl+v")
         await until(pilot, lambda: NO_TOOL in texts(screen))
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_a_match_deep_in_a_long_answer_is_scrolled_into_view_itself(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, size: tuple[int, int]
+) -> None:
+    """The view went to the top of the block holding the match: in an answer taller than the
+    screen, the matching line was never in sight."""
+    lines = "\n".join(f"Filler line {n}: some words after it to fill the row." for n in range(120))
+    backend.model.add(answer(f"# Long answer\n\n{lines}\n\nThe end."), answer("Short."))
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        screen = await turns(pilot, app, "a long one", "a short one")
+        count = screen.query_one("#find-count", Static)
+        await pilot.press("ctrl+f", *"line", "space", *"11")  # line 11, then lines 110 to 119: 11 matches
+        await until(pilot, lambda: str(count.content).endswith(" of 11"))
+        for step in range(12):
+            current = int(str(count.content).split(" of ")[0])
+            number = 11 if current == 1 else 108 + current
+            await pilot.pause(0.1)
+            shown = "\n".join(screen_lines(app))
+            assert f"Filler line {number}:" in shown, (step, str(count.content), shown)
+            await pilot.press("enter")

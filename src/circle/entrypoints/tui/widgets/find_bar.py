@@ -1,6 +1,7 @@
 """ctrl+f: find in the conversation. A bar over the input box; every match is highlighted where it
 shows, the current one more strongly and scrolled into view; enter goes to the next match,
-shift+enter (or ↑) to the previous one, esc closes the bar and gives the focus back.
+shift+enter (or ↑) to the previous one, esc closes the bar and gives the focus back. The view
+goes to the match's own line, in its middle (in an answer taller than the view too).
 
 Matching is by plain text, case-insensitive, in every leaf text widget of the conversation (the
 person's rows, notices, tool rows, the blocks of a Markdown answer). A widget's own content is
@@ -13,11 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.geometry import Offset, Region
 from textual.screen import Screen
 from textual.visual import VisualType
 from textual.widget import Widget
@@ -98,7 +101,8 @@ class Finder:
             own = kept.own if kept is not None else widget.content
             self._kept[widget] = _Kept(own, base, shown)
             widget.update(shown, layout=False)
-        self.matches[self.current].widget.scroll_visible(animate=False)
+        current = self.matches[self.current]
+        scroll_to_line(current.widget, line_of(current.widget, current.start))
 
     def clear(self) -> None:
         """Put every widget's own content back (unless it drew something new since)."""
@@ -114,6 +118,38 @@ class Finder:
         if not self.matches:
             return "no match"
         return f"{self.current + 1} of {len(self.matches)}"
+
+
+def line_of(widget: Static, at: int) -> int:
+    """The line of ``widget`` (0 its first) that shows the character at ``at`` of its text: an
+    answer's lines are drawn within its width; another widget's text wraps at its width."""
+    visual = widget.visual
+    plain = visual.plain if isinstance(visual, Content) else ""
+    width = max(1, widget.content_region.width)
+    before = plain[:at].split("\n")
+    return sum(max(1, -(-cell_len(line) // width)) for line in before[:-1]) + cell_len(before[-1]) // width
+
+
+def scroll_to_line(widget: Widget, line: int) -> None:
+    """Scroll the containers of ``widget`` (as Textual's ``scroll_to_widget`` does) so that its
+    ``line`` shows, in the middle of the view: the top of a block taller than the view is not
+    where its match is."""
+    inner = widget.virtual_region
+    region = Region(inner.x, inner.y + widget.gutter.top + line, inner.width, 1)
+    while isinstance(widget.parent, Widget) and region:
+        container = widget.parent
+        offset = Offset(0, 0)
+        if widget.styles.dock == "none":
+            offset = container.scroll_to_region(region, animate=False, center=True, immediate=True)
+        region = (
+            region.translate(-offset)
+            .translate(container.styles.margin.top_left)
+            .translate(container.styles.border.spacing.top_left)
+            .translate(container.virtual_region_with_margin.offset)
+            .grow(container.styles.margin)
+            .intersection(container.virtual_region_with_margin)
+        )
+        widget = container
 
 
 class _Field(Input):
