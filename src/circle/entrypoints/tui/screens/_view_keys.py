@@ -42,6 +42,13 @@ class ViewKeys(Screen[None]):
     def on_conversation_view_unseen_changed(self, message: ConversationView.UnseenChanged) -> None:
         self.below.display = message.unseen
 
+    def on_conversation_view_earlier_read(self, message: ConversationView.EarlierRead) -> None:
+        """A search open now covers the messages read (see FindBar.find_in_rest)."""
+        from circle.entrypoints.tui.widgets.find_bar import FindBar
+
+        for bar in self.query(FindBar):
+            bar.find_in_rest()
+
     def action_follow(self) -> None:
         """End: back to the end of the conversation when scrolled up; else End in the input box."""
         if self.conversation.following:
@@ -73,7 +80,7 @@ class ViewKeys(Screen[None]):
 
     def action_page_home(self) -> None:
         """ctrl+home: the start of the conversation (End or ctrl+end comes back)."""
-        self.conversation.scroll_home(animate=False)
+        self.conversation.home()
 
 
 __all__ = ["ViewKeys"]

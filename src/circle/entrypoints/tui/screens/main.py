@@ -120,7 +120,7 @@ class MainScreen(ViewKeys):
         from circle.entrypoints.tui.widgets.find_bar import FindBar
 
         yield self.conversation
-        yield FindBar(self.conversation)  # hidden till ctrl+f; laid out with the rest, not after
+        yield FindBar(self.conversation, rest=self.conversation)  # hidden till ctrl+f; laid out now
         yield self.below
         yield self.plan
         yield self.completions

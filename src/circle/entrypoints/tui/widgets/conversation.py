@@ -41,7 +41,7 @@ from circle.entrypoints.tui.widgets.drawn import (
     redraw_in_place,
     stored_rows,
 )
-from circle.entrypoints.tui.widgets.earlier import Earlier, tail_size, tail_start
+from circle.entrypoints.tui.widgets.earlier import BATCH, Earlier, tail_size, tail_start
 from circle.entrypoints.tui.widgets.held_view import HeldView
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
 from circle.entrypoints.tui.widgets.rows import Answer, Notice, Thinking, TurnLine
@@ -52,6 +52,9 @@ from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, ToolRow, command
 
 Differ = Callable[[str], Awaitable[str | None]]
 """A file call's real diff by its call id (from the file as it was when the call started)."""
+
+AT_ONCE = 300
+"""Earlier messages ctrl+home and ctrl+f draw at once at most (ctrl+o's transcript has them all)."""
 
 _SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
 """A streamed answer cut by these is told by the error line or the turn's end, not again here."""
@@ -72,6 +75,9 @@ class ConversationView(HeldView):
             super().__init__()
             self.unseen = unseen
 
+    class EarlierRead(ui.Message):
+        """The messages a resumed session was opened without are read: they wait above the rows."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.answer: Answer | None = None
@@ -90,6 +96,8 @@ class ConversationView(HeldView):
         self.slices_held = False
         """For tests: the slices wait for calls to :meth:`next_slice` rather than a frame each."""
         self._redraws = OneAtATime()
+        self._home = False
+        """ctrl+home came while earlier messages were still to be read: it goes on once they are."""
 
     def follow(self) -> None:
         """Go to the end and follow it again (once the new layout is known)."""
@@ -358,18 +366,42 @@ class ConversationView(HeldView):
             self._draw_earlier()
             self.call_after_refresh(self._fill)
 
-    def _draw_earlier(self) -> None:
+    def home(self) -> None:
+        """ctrl+home: the start of the conversation. The earlier messages waiting above are drawn
+        first, at once (up to :data:`AT_ONCE`: more, and the transcript, ctrl+o, has them all),
+        not a batch each time the view reaches the top: the first ctrl+home went to the top of
+        the rows drawn so far, well after the session's start."""
+        self._home = self.earlier is not None and self.earlier.unread > 0  # again once they are read
+        self.draw_waiting()
+        self.unpin()
+        self.call_after_refresh(self.scroll_home, animate=False)
+
+    def draw_waiting(self) -> bool:
+        """Draw the earlier messages waiting above the rows, at once (up to :data:`AT_ONCE`);
+        True when some were."""
+        if self.earlier is None or not self.earlier.waiting or self._slices:
+            return False
+        self._draw_earlier(AT_ONCE, pin=False)
+        return True
+
+    @property
+    def all_drawn(self) -> bool:
+        """No earlier message waits above the rows (nor is still to be read)."""
+        return self.earlier is None and not self._slices
+
+    def _draw_earlier(self, count: int = BATCH, *, pin: bool = True) -> None:
         assert self.earlier is not None
         if self._slices:  # the tail is still being drawn: the earlier rows go above it after
             return
-        drawing = self.draw(self.earlier.take())
+        drawing = self.draw(self.earlier.take(count))
         self.drawn.drew_above(drawing)
         rows = [row for _, made in drawing for row in made]
         for row in rows:
             if isinstance(row, ToolRow):
                 row.stop()  # a call the batch never saw end
         if rows:
-            self.pin()
+            if pin:
+                self.pin()
             self.mount_all(rows, after=self.earlier)
         if not self.earlier.waiting and not self.earlier.unread:
             self.earlier.remove()
@@ -380,6 +412,10 @@ class ConversationView(HeldView):
         if self.earlier is not None:
             self.earlier.read(messages)
             self.drawn.read_before(len(messages))
+            self.post_message(self.EarlierRead())
+            if self._home:  # ctrl+home came before they were read
+                self.home()
+                return
             if self.scroll_y <= 0 and not self.held:  # at the top, with nothing drawn above yet
                 self._draw_earlier()
             self.call_after_refresh(self._fill)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 from rich.cells import cell_len
 from textual import events
@@ -31,6 +32,8 @@ from circle.entrypoints.tui.widgets.stale_keys import pass_on
 MATCH_STYLE = "black on #d7af5f"
 CURRENT_STYLE = "bold black on #ff8700"
 KEYS = "enter next · shift+enter/↑ previous · esc close"
+PARTLY = " in what is drawn · ctrl+o: all"
+"""After the count, when earlier messages are not drawn (a long resumed session)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +155,17 @@ def scroll_to_line(widget: Widget, line: int) -> None:
         widget = container
 
 
+class Rest(Protocol):
+    """The part of a conversation not drawn yet (see :class:`FindBar`)."""
+
+    def draw_waiting(self) -> bool:
+        """Draw some of what waits (True when some was)."""
+        ...
+
+    @property
+    def all_drawn(self) -> bool: ...
+
+
 class _Field(Input):
     """The bar's input; a key read after esc closed the bar goes on to where the focus went."""
 
@@ -202,9 +216,12 @@ class FindBar(Horizontal):
         Binding("down", "step(1)", "next", show=False),
     ]
 
-    def __init__(self, root: Widget) -> None:
+    def __init__(self, root: Widget, *, rest: Rest | None = None) -> None:
         super().__init__(id="find-bar")
         self.finder = Finder(root)
+        self.rest = rest
+        """Draws what ``root`` has not drawn yet (a resumed session's earlier messages), and tells
+        whether all is drawn: a search covers what is drawn."""
         self.field = _Field(placeholder="find in the conversation", id="find-input")
         self.count = Static("", id="find-count", markup=False)
         self._back_to: Widget | None = None
@@ -221,11 +238,19 @@ class FindBar(Horizontal):
             self._back_to = focused
         self.display = True
         self.screen.set_focus(self.field)  # now, not after a refresh: the next key is already coming
+        self.find_in_rest()
         self._find(self.field.value)
+
+    def find_in_rest(self) -> None:
+        """Draw what the conversation has not drawn yet, and find the term again once it is laid
+        out (when the bar is open: the messages a resumed session reads later come here too)."""
+        if self.display and self.rest is not None and self.rest.draw_waiting():
+            self.call_after_refresh(lambda: self._find(self.field.value))
 
     def _find(self, term: str) -> None:
         self.finder.search(term)
-        self.count.update(self.finder.count_line if term else "")
+        partly = self.rest is not None and not self.rest.all_drawn
+        self.count.update((self.finder.count_line + (PARTLY if partly else "")) if term else "")
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -237,7 +262,8 @@ class FindBar(Horizontal):
 
     def action_step(self, by: int) -> None:
         self.finder.step(by)
-        self.count.update(self.finder.count_line if self.field.value else "")
+        partly = self.rest is not None and not self.rest.all_drawn
+        self.count.update((self.finder.count_line + (PARTLY if partly else "")) if self.field.value else "")
 
     def action_close(self) -> None:
         self.finder.clear()

@@ -1,0 +1,64 @@
+"""ctrl+home and ctrl+f reach a resumed session's start: its earlier messages, waiting above the
+rows drawn, are drawn first. The first ctrl+home went to the top of the rows drawn so far, and
+ctrl+f found nothing in the messages before them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.widgets import Static
+
+from circle.domain.messages import Message, TextPart
+from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.widgets.find_bar import PARTLY
+
+from .conftest import SIZE, WORKSPACE, FakeBackend, main_screen, screen_lines, until
+
+TURNS = 90  # 180 messages: the tail (60 at most) and more than one batch (100) above it
+
+
+async def stored(backend: FakeBackend) -> str:
+    info = await backend.store.create_session(workspace=WORKSPACE, title="long")
+    for turn in range(TURNS):
+        await backend.store.append(info.id, Message.user(f"question {turn}"))
+        await backend.store.append(info.id, Message(role="assistant", parts=(TextPart(text=f"answer {turn}"),)))
+    return info.id
+
+
+def shown(app: CircleApp) -> str:
+    return "\n".join(screen_lines(app))
+
+
+async def test_ctrl_home_goes_to_the_sessions_first_message_at_once(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    app = make_app(session=await stored(backend))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None and f"answer {TURNS - 1}" in shown(app))
+        screen = main_screen(app)
+        await until(pilot, lambda: not screen.conversation.drawing_above)
+        await pilot.press("ctrl+home")
+        await until(pilot, lambda: "› question 0" in shown(app))
+        assert screen.conversation.all_drawn
+        await pilot.press("ctrl+end")
+        await until(pilot, lambda: f"answer {TURNS - 1}" in shown(app))
+
+
+async def test_ctrl_f_finds_a_message_from_before_the_rows_drawn(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    app = make_app(session=await stored(backend))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None and f"answer {TURNS - 1}" in shown(app))
+        screen = main_screen(app)
+        await until(pilot, lambda: not screen.conversation.drawing_above)
+        count = screen.query_one("#find-count", Static)
+        await pilot.press("ctrl+f", *"answer", "space", "3", "colon")
+        await pilot.press("backspace")  # "answer 3": answer 3 and answers 30 to 39
+        await until(pilot, lambda: str(count.content) .endswith("of 11"))
+        assert PARTLY not in str(count.content)  # every message is drawn: the count is of all
+        for _ in range(11):
+            at = int(str(count.content).split(" of ")[0])
+            number = 3 if at == 1 else 28 + at
+            await until(pilot, lambda number=number: f"answer {number}" in shown(app))
+            await pilot.press("enter")
