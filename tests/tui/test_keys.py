@@ -217,6 +217,33 @@ async def test_shift_tab_cycles_the_mode_and_the_model_hears_of_plan_mode(
         assert "Default mode" in texts(screen)
 
 
+async def test_shift_tab_pressed_again_says_the_mode_on_one_line(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """Each shift+tab added a line: two rounds of the three modes left six."""
+    from circle.entrypoints.tui.widgets.rows import Notice
+
+    said = ("Default mode:", "Accept edits:", "Plan mode:")
+    backend.model.add(answer("Fine."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+
+        def lines() -> list[str]:
+            shown = (str(notice.content) for notice in screen.conversation.query(Notice))
+            return [line for line in shown if line.startswith(said)]
+
+        await pilot.press(*["shift+tab"] * 5)  # accept edits, plan, default, accept edits, plan
+        await pilot.pause(0.1)
+        assert len(lines()) == 1 and lines()[0].startswith("Plan mode"), lines()
+        await send(pilot, screen, "now")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await pilot.press("shift+tab")  # after the turn: a line of its own, below it
+        await pilot.pause(0.1)
+        assert len(lines()) == 2 and lines()[-1].startswith("Default mode"), lines()
+
+
 async def test_the_strip_and_the_job_record_show_a_command_and_its_output_escaped(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:

@@ -39,6 +39,7 @@ from circle.entrypoints.tui.widgets.card_fit import fit_card
 from circle.entrypoints.tui.widgets.cards import Card, card_for
 from circle.entrypoints.tui.widgets.composer import CompletionList, Composer
 from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, TurnLine
+from circle.entrypoints.tui.widgets.rows import Notice
 from circle.entrypoints.tui.widgets.status import BusyLine, FooterLine, PlanBox, Strip, StripItem
 
 CARD_CHECK_S = 0.25
@@ -109,6 +110,8 @@ class MainScreen(ViewKeys):
         steered once one runs, else sent when it ends."""
         self.stopping = False
         """esc stopped the running turn: what is sent before it ended waits for it, not read by it."""
+        self.mode_line: Notice | None = None
+        """The line shift+tab left last (said again, not added, while nothing came after it)."""
         self.typed_at: float | None = None
         """When the last key of the person's run of typing was read, in the keys' own seconds (None
         when the last key read was not one: an enter that sent, an arrow, a key for a card)."""
@@ -462,7 +465,12 @@ class MainScreen(ViewKeys):
             "accept-edits": "Accept edits: file changes inside the workspace no longer ask.",
             "plan mode": "Plan mode: nothing changes until you accept a plan.",
         }
-        self.conversation.notice(said.get(mode, f"Mode: {mode}."), kind="info")
+        line = said.get(mode, f"Mode: {mode}.")
+        last = self.mode_line
+        if last is not None and last.is_attached and self.conversation.children[-1:] == [last]:
+            last.say(line)  # shift+tab pressed again: one line says the mode it came to
+        else:
+            self.mode_line = self.conversation.notice(line, kind="info")
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
         self.refresh_footer()
 
