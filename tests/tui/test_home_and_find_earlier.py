@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from textual.widgets import Static
 
 from circle.domain.messages import Message, TextPart
@@ -21,7 +22,9 @@ async def stored(backend: FakeBackend) -> str:
     info = await backend.store.create_session(workspace=WORKSPACE, title="long")
     for turn in range(TURNS):
         await backend.store.append(info.id, Message.user(f"question {turn}"))
-        await backend.store.append(info.id, Message(role="assistant", parts=(TextPart(text=f"answer {turn}"),)))
+        await backend.store.append(
+            info.id, Message(role="assistant", parts=(TextPart(text=f"answer {turn}"),))
+        )
     return info.id
 
 
@@ -29,19 +32,36 @@ def shown(app: CircleApp) -> str:
     return "\n".join(screen_lines(app))
 
 
+@pytest.mark.parametrize("when", ["tail drawn", "tail drawing"])
 async def test_ctrl_home_goes_to_the_sessions_first_message_at_once(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, when: str
+) -> None:
+    app = make_app(session=await stored(backend))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None and f"answer {TURNS - 1}" in shown(app))
+        screen = main_screen(app)
+        if when == "tail drawn":
+            await until(pilot, lambda: not screen.conversation.drawing_above)
+        await pilot.press("ctrl+home")
+        await until(pilot, lambda: "› question 0" in shown(app))
+        assert screen.conversation.all_drawn
+        await pilot.press("ctrl+end")
+        await until(pilot, lambda: f"answer {TURNS - 1}" in shown(app))
+
+
+async def test_end_pressed_before_the_start_was_reached_stays_at_the_end(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
     app = make_app(session=await stored(backend))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.host is not None and f"answer {TURNS - 1}" in shown(app))
         screen = main_screen(app)
-        await until(pilot, lambda: not screen.conversation.drawing_above)
-        await pilot.press("ctrl+home")
-        await until(pilot, lambda: "› question 0" in shown(app))
-        assert screen.conversation.all_drawn
-        await pilot.press("ctrl+end")
-        await until(pilot, lambda: f"answer {TURNS - 1}" in shown(app))
+        await pilot.press("ctrl+home", "ctrl+end")  # before the session has read its earlier messages
+        await until(
+            pilot, lambda: screen.conversation.earlier is not None and not screen.conversation.earlier.unread
+        )
+        await pilot.pause(0.3)
+        assert f"answer {TURNS - 1}" in shown(app) and screen.conversation.following
 
 
 async def test_ctrl_f_finds_a_message_from_before_the_rows_drawn(
@@ -55,7 +75,7 @@ async def test_ctrl_f_finds_a_message_from_before_the_rows_drawn(
         count = screen.query_one("#find-count", Static)
         await pilot.press("ctrl+f", *"answer", "space", "3", "colon")
         await pilot.press("backspace")  # "answer 3": answer 3 and answers 30 to 39
-        await until(pilot, lambda: str(count.content) .endswith("of 11"))
+        await until(pilot, lambda: str(count.content).endswith("of 11"))
         assert PARTLY not in str(count.content)  # every message is drawn: the count is of all
         for _ in range(11):
             at = int(str(count.content).split(" of ")[0])

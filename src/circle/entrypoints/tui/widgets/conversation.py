@@ -97,10 +97,12 @@ class ConversationView(HeldView):
         """For tests: the slices wait for calls to :meth:`next_slice` rather than a frame each."""
         self._redraws = OneAtATime()
         self._home = False
-        """ctrl+home came while earlier messages were still to be read: it goes on once they are."""
+        """ctrl+home came while earlier messages were still to be read or the tail drawn: it goes
+        on once they are (unless the view was sent back to the end meanwhile)."""
 
     def follow(self) -> None:
         """Go to the end and follow it again (once the new layout is known)."""
+        self._home = False
         self._set_unseen(False)
         self.call_after_refresh(self._anchor_if_taller)
 
@@ -316,6 +318,9 @@ class ConversationView(HeldView):
             return
         if not self._slices:
             self.drawn_above()
+            if self._home:  # ctrl+home came while the tail was still being drawn
+                self.home()
+                return
             if self.earlier is not None and self.scroll_y <= 0:  # scrolled up to the top meanwhile
                 self._draw_earlier()
             if self.earlier is not None:
@@ -371,7 +376,8 @@ class ConversationView(HeldView):
         first, at once (up to :data:`AT_ONCE`: more, and the transcript, ctrl+o, has them all),
         not a batch each time the view reaches the top: the first ctrl+home went to the top of
         the rows drawn so far, well after the session's start."""
-        self._home = self.earlier is not None and self.earlier.unread > 0  # again once they are read
+        waiting = self.earlier is not None and (self.earlier.unread > 0 or bool(self._slices))
+        self._home = waiting  # again once they are read, or the tail is drawn
         self.draw_waiting()
         self.unpin()
         self.call_after_refresh(self.scroll_home, animate=False)
