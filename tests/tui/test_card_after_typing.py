@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 import pytest
 from textual import events
+from textual.pilot import Pilot
 
 from circle.domain.model import ModelEvent, ModelRequest
 from circle.entrypoints.tui import screens
 from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets import cards
 from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.testing import Call, ScriptedModel, answer
@@ -50,16 +53,24 @@ async def card_up(app: CircleApp, pilot: object) -> ApprovalCard:
     return screen.card
 
 
+@asynccontextmanager
+async def on_a_card(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, then: str
+) -> AsyncIterator[tuple[CircleApp, Pilot[object], MainScreen, ApprovalCard]]:
+    """The app, once the person sent "write" and the card for its write_file call is up; the
+    model says ``then`` after the call."""
+    backend.model.add(answer("", WRITE), answer(then))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        yield app, pilot, main_screen(app), await card_up(app, pilot)
+
+
 @pytest.mark.usefixtures("slow_card")
 async def test_words_and_enter_typed_as_a_card_comes_up_are_sent_and_answer_nothing(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    backend.model.add(answer("", WRITE), answer("Left it alone."))
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-        screen = main_screen(app)
-        card = await card_up(app, pilot)
+    async with on_a_card(make_app, backend, "Left it alone.") as (app, pilot, screen, card):
         keys(app, "hello there", enter=True)
         await until(pilot, lambda: "hello there" in texts(screen))
         await pilot.pause(0.1)
@@ -78,12 +89,7 @@ async def test_words_and_enter_typed_as_a_card_comes_up_are_sent_and_answer_noth
 async def test_the_cards_own_keys_typed_too_soon_stay_in_the_box_and_answer_nothing(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    backend.model.add(answer("", WRITE), answer("Wrote it."))
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-        screen = main_screen(app)
-        card = await card_up(app, pilot)
+    async with on_a_card(make_app, backend, "Wrote it.") as (app, pilot, screen, card):
         keys(app, "ya1")  # allow once, for the session, once: typed as a word, none answers
         app.post_message(events.Key("down", None))  # nor moves the choice
         await until(pilot, lambda: screen.composer.text == "ya1")
@@ -138,12 +144,7 @@ async def test_a_run_of_typing_begun_in_the_box_stays_the_boxs_after_the_card_is
 async def test_esc_on_a_card_too_new_for_keys_still_denies_and_stops_the_turn(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    backend.model.add(answer("", WRITE), answer("Never asked for."))
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-        screen = main_screen(app)
-        card = await card_up(app, pilot)
+    async with on_a_card(make_app, backend, "Never asked for.") as (app, pilot, screen, card):
         app.post_message(events.Key("escape", "\x1b"))
         await until(pilot, lambda: card.answered and not screen.host.session.is_busy)
         assert NEW_FILE not in backend.files.files
@@ -170,12 +171,7 @@ async def test_ctrl_c_on_a_card_too_new_for_keys_still_stops_the_turn(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
     """Only the keys that could answer the card or move its choice wait: the others act as ever."""
-    backend.model.add(answer("", WRITE), answer("Never asked for."))
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-        screen = main_screen(app)
-        await card_up(app, pilot)
+    async with on_a_card(make_app, backend, "Never asked for.") as (app, pilot, screen, _):
         app.post_message(events.Key("ctrl+c", None))
         await until(pilot, lambda: not screen.host.session.is_busy)
         assert NEW_FILE not in backend.files.files
