@@ -77,3 +77,34 @@ async def test_every_frame_that_shows_a_resumed_sessions_rows_shows_its_end(
     else:
         box = next(at for at, line in enumerate(first) if line.lstrip().startswith("╭"))
         assert any(END in line for line in first[box - 4 : box]), first  # the end just above the box
+
+
+@pytest.mark.parametrize("size", [(140, 45), (80, 24)])
+async def test_no_frame_shows_a_resumed_tool_row_blank(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, size: tuple[int, int]
+) -> None:
+    """A tool row mounts its title and output a turn of the loop after itself: the first two
+    frames at 80x24 showed the last answer alone, the command's row above it blank."""
+    import json
+
+    from circle.domain.messages import ToolCallPart
+
+    info = await backend.store.create_session(workspace=WORKSPACE, title="commands")
+    output = "".join(f"line {n}\n" for n in range(30)) + "[exit code 0]"
+    for turn in range(40):
+        call = ToolCallPart(id=f"c{turn}", name="execute", arguments=json.dumps({"command": f"seq {turn}"}))
+        for message in (
+            Message.user(f"run turn {turn}"),
+            Message(role="assistant", parts=(TextPart(text="Running."), call)),
+            Message.tool_result(call_id=f"c{turn}", name="execute", text=output),
+            Message(role="assistant", parts=(TextPart(text=f"Finished (reply {turn})."),)),
+        ):
+            await backend.store.append(info.id, message)
+    app = make_app(session=info.id)
+    frames = _record(app)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: any(any("reply 39" in line for line in lines) for lines in frames))
+        await pilot.pause(0.3)
+    shown = [lines for lines in frames if any("reply 39" in line for line in lines)]
+    blank = [lines for lines in shown if not any("execute  seq 39" in line for line in lines)]
+    assert not blank, f"{len(blank)} of {len(shown)} frames show the last command's row blank"

@@ -6,6 +6,8 @@ ignored, so newer kinds of events never break an older view.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 
 from textual import events
@@ -53,11 +55,18 @@ from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, ToolRow, command
 Differ = Callable[[str], Awaitable[str | None]]
 """A file call's real diff by its call id (from the file as it was when the call started)."""
 
+HOLD_S = 1.0
+"""Seconds at most the frames wait for a resumed tail's rows to be mounted whole."""
+
 AT_ONCE = 300
 """Earlier messages ctrl+home and ctrl+f draw at once at most (ctrl+o's transcript has them all)."""
 
 _SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
 """A streamed answer cut by these is told by the error line or the turn's end, not again here."""
+
+
+async def _done(mounted: AwaitMount) -> None:
+    await mounted
 
 
 class ConversationView(HeldView):
@@ -97,6 +106,8 @@ class ConversationView(HeldView):
         """For tests: the slices wait for calls to :meth:`next_slice` rather than a frame each."""
         self._redraws = OneAtATime()
         self._home = False
+        self._holding: asyncio.Task[None] | None = None
+        """Holds the frames until a resumed tail's rows are mounted (see :meth:`_no_frame_until`)."""
         """ctrl+home came while earlier messages were still to be read or the tail drawn: it goes
         on once they are (unless the view was sent back to the end meanwhile)."""
 
@@ -302,9 +313,26 @@ class ConversationView(HeldView):
         if rows:  # at the end in the layout that first shows them (let go in arrange() if they
             self.anchor()  # fit): anchored only after it, that frame showed the tail's top
         mounted = self.mount_all(rows)  # in one batch: styled and laid out once, not once a row
+        self._no_frame_until(mounted)
         self.settle()
         self._after_frame()
         return mounted
+
+    def _no_frame_until(self, mounted: AwaitMount) -> None:
+        """Draw no frame until ``mounted`` is done (:data:`HOLD_S` at most): the rows that hold
+        others (a tool row: its title and output) mount those a turn of the loop later, and the
+        frames before showed them blank, the answer below them alone (2 frames at 80x24)."""
+        batch = self.app.batch_update()
+        batch.__enter__()
+
+        async def hold() -> None:
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(_done(mounted), HOLD_S)
+            finally:
+                batch.__exit__(None, None, None)
+
+        self._holding = asyncio.create_task(hold())
 
     def _after_frame(self) -> None:
         if not self.slices_held:
