@@ -96,3 +96,14 @@ def test_tree_rows_name_job_notices_and_the_compaction_summary_as_what_they_are(
     assert [row.who for row in rows] == ["you", "notice", "summary", "you"]
     assert rows[3].text == "@a.txt look"  # what the person typed, as the conversation shows it
     assert who(Message(role="assistant", parts=())) == "circle"
+
+
+def test_a_job_notice_row_reads_as_a_notice_not_as_the_models_bracketed_text() -> None:
+    """The row showed the notice as the model reads it: in brackets, with the log file's path."""
+    from circle.domain.messages import Message, Shown
+    from circle.entrypoints.tui.widgets.person import person_rows
+
+    notice = "[job-3 (make) exited with code 2; last lines of /home/u/jobs/job-3.log:\nerror: no rule]"
+    (row,) = person_rows(Message.user(notice, shown=Shown(source="job")), live=False)
+    assert str(row.content) == "job-3 (make) exited with code 2\nerror: no rule"
+    assert row.has_class("notice") and row.has_class("job")

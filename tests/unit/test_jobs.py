@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from circle.application.jobs import MAX_JOBS, JobManager
+from circle.application.jobs import MAX_JOBS, JobManager, notice_for_person
 from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
 from circle.application.ports.process_runner import ProcessResult
 from circle.application.runtime import Runtime
@@ -202,6 +202,9 @@ async def test_a_notice_reaches_the_model_in_the_next_request_of_the_turn() -> N
     notice = last_user_text(h.model.requests[2])
     assert notice.startswith("[job-1 (serve) exited with code 0; last lines of ")
     assert notice.endswith("listening on 8000\nserved 3 requests]")
+    # the person's row: no brackets, no output file's path
+    said = notice_for_person(notice)
+    assert said == "job-1 (serve) exited with code 0\nlistening on 8000\nserved 3 requests", said
     history = [cp.message for cp in await h.store.history(session.session_id)]
     assert [m.role for m in history][-2:] == ["user", "assistant"]  # stored like steering
     assert session.idle_turn is None

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 
 from circle.application.approvals import PLAN_MODE_REFUSAL
+from circle.application.jobs import notice_for_person
 from circle.application.runtime import Runtime
 from circle.application.session import AgentSession
 from circle.application.tools import builtin_tools
@@ -87,10 +88,13 @@ async def test_the_call_returns_at_once_and_the_report_comes_as_a_notice_in_a_tu
     model.gate.set()
     assert await idle_answer(session) == "The loader is in src/config.py."
     path = f"{folder(session)}/job-1.log"
-    assert model.main.requests[2].messages[-1].text == (
+    notice = model.main.requests[2].messages[-1].text
+    assert notice == (
         f"[job-1 (subagent general-purpose: find the loader) finished; its report (also in {path}):\n"
         "It is in src/config.py:12.]"
     )
+    said = notice_for_person(notice)  # the person's row: no brackets, no output file's path
+    assert said == "job-1 (subagent general-purpose: find the loader) finished\nIt is in src/config.py:12."
     assert model.sub.requests[0].messages[0].text == "Find the config loader."
     assert h.files.files[path] == b"It is in src/config.py:12.\n"
     assert (job.status, job.describe()) == ("exited", "finished")

@@ -356,7 +356,7 @@ class JobManager:
         for listener in list(self._listeners):
             listener()
 
-    async def _command_notice(self, job: Job) -> str:
+    async def _command_notice(self, job: Job) -> str:  # the shape notice_for_person reads
         tail = await self.tail(job, lines=NOTICE_LINES)
         last = f"; last lines of {job.output_path}:\n{tail}" if tail else "; it wrote no output"
         command = job.command if len(job.command) <= 200 else job.command[:200] + " …"
@@ -388,6 +388,23 @@ class JobManager:
             self._next -= 1
 
 
+_NOTICE = re.compile(
+    r"\[(?P<head>[^\n]*?); (?:last lines of [^\n]*|its report \(also in [^\n]*\)):\n(?P<body>.*)\]", re.S
+)
+
+
+def notice_for_person(notice: str) -> str:
+    """A job's notice as the person reads it on its row: the job, what it ran and how it ended,
+    then the lines it ended with, without the brackets and the output file's path the model is
+    given (/jobs and the strip show where it is)."""
+    found = _NOTICE.fullmatch(notice)
+    if found is not None:
+        return f"{found['head']}\n{found['body']}"
+    if notice.startswith("[") and notice.endswith("]"):
+        return notice[1:-1]
+    return notice
+
+
 __all__ = [
     "MAX_JOBS",
     "AgentReport",
@@ -397,4 +414,5 @@ __all__ = [
     "JobStatus",
     "JobWork",
     "MovedToBackground",
+    "notice_for_person",
 ]

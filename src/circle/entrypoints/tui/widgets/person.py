@@ -81,7 +81,9 @@ def person_rows(message: Message, *, live: bool) -> list[Static]:
     if shown is None:
         return [UserRow(message.text)]
     if shown.source == "job":
-        return [Notice(message.text, kind="job")]
+        from circle.application.jobs import notice_for_person
+
+        return [Notice(notice_for_person(message.text), kind="job")]
     rows: list[Static] = []
     for aside in shown.asides:
         if (line := aside_notice(aside)) is not None:
