@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from circle.domain.model import ModelEvent, ModelRequest
 from circle.entrypoints.tui import screens
 from circle.entrypoints.tui.app import CircleApp
-from circle.entrypoints.tui.screens.main import MainScreen
+from circle.entrypoints.tui.screens.main import HELD_BACK, MainScreen
 from circle.entrypoints.tui.widgets import cards
 from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.testing import Call, ScriptedModel, answer
@@ -33,6 +33,13 @@ def keys(app: CircleApp, text: str, *, enter: bool = False) -> None:
         app.post_message(events.Key("space" if character == " " else character, character))
     if enter:
         app.post_message(events.Key("enter", "\r"))
+
+
+def told(app: CircleApp) -> list[str]:
+    """The toasts on the screen."""
+    from textual.widgets._toast import Toast
+
+    return [toast._notification.message for toast in app.screen.query(Toast)]
 
 
 def said(backend: FakeBackend) -> list[str]:
@@ -61,7 +68,7 @@ async def on_a_card(
     model says ``then`` after the call."""
     backend.model.add(answer("", WRITE), answer(then))
     app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await until(pilot, lambda: app.host is not None)
         yield app, pilot, main_screen(app), await card_up(app, pilot)
 
@@ -94,6 +101,7 @@ async def test_the_cards_own_keys_typed_too_soon_stay_in_the_box_and_answer_noth
         app.post_message(events.Key("down", None))  # nor moves the choice
         await until(pilot, lambda: screen.composer.text == "ya1")
         assert not card.answered and screen.card is card and card.selected == 0
+        await until(pilot, lambda: told(app) == [HELD_BACK])  # said once, on the screen
         await card_ready(pilot, screen)
         await pilot.press("y")  # read once the card was there to read: its answer
         await until(pilot, lambda: "Wrote it." in texts(screen))

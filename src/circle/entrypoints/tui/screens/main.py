@@ -48,6 +48,8 @@ OVERLAYS = ("transcript", "picker", "tree")
 STRIP_CHECK_S = 0.5
 BELOW = "↓ new output below · End follows it"
 STOPPED_HINT = "Denied, and the turn stopped. Type what to do instead."
+HELD_BACK = "Keys typed as the card came up went to the input box, not to the card."
+"""Said once a card, when a key typed before it could be read went to the input box behind it."""
 BURST_GAP_S = 0.4
 """Seconds at most between two keys of one run of typing. A run begun in the input box, or before
 a card was ready for keys, stays the box's while it lasts: the enter that ends its words would
@@ -112,6 +114,8 @@ class MainScreen(ViewKeys):
         """esc stopped the running turn: what is sent before it ended waits for it, not read by it."""
         self.mode_line: Notice | None = None
         """The line shift+tab left last (said again, not added, while nothing came after it)."""
+        self.card_told: Card | None = None
+        """The card whose first held-back key was told of (see :data:`HELD_BACK`)."""
         self.typed_at: float | None = None
         """When the last key of the person's run of typing was read, in the keys' own seconds (None
         when the last key read was not one: an enter that sent, an arrow, a key for a card)."""
@@ -400,6 +404,9 @@ class MainScreen(ViewKeys):
         self.typed_at = now
         if typed:
             self.composer.post_message(events.Key(event.key, event.character))
+        if self.card_told is not card:  # once a card: else the key seems lost
+            self.card_told = card
+            self.notify(HELD_BACK, timeout=4)
         return True
 
     def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
