@@ -162,12 +162,7 @@ async def test_esc_on_a_card_too_new_for_keys_still_denies_and_stops_the_turn(
 async def test_a_card_on_screen_for_a_moment_takes_the_next_key(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    backend.model.add(answer("", WRITE), answer("Done."))
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-        screen = main_screen(app)
-        await send(pilot, screen, "write")
+    async with on_a_card(make_app, backend, "Done.") as (_, pilot, screen, _):
         await card_ready(pilot, screen, ApprovalCard)
         await pilot.press("y")
         await until(pilot, lambda: "Done." in texts(screen))

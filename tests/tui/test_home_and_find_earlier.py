@@ -4,13 +4,16 @@ ctrl+f found nothing in the messages before them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from circle.domain.messages import Message, TextPart
 from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets.find_bar import PARTLY
 
 from .conftest import SIZE, WORKSPACE, FakeBackend, main_screen, screen_lines, until
@@ -32,14 +35,22 @@ def shown(app: CircleApp) -> str:
     return "\n".join(screen_lines(app))
 
 
+@asynccontextmanager
+async def resumed(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> AsyncIterator[tuple[CircleApp, Pilot[object], MainScreen]]:
+    """The app with the stored session open, its last answer on the screen."""
+    app = make_app(session=await stored(backend))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None and f"answer {TURNS - 1}" in shown(app))
+        yield app, pilot, main_screen(app)
+
+
 @pytest.mark.parametrize("when", ["tail drawn", "tail drawing"])
 async def test_ctrl_home_goes_to_the_sessions_first_message_at_once(
     make_app: Callable[..., CircleApp], backend: FakeBackend, when: str
 ) -> None:
-    app = make_app(session=await stored(backend))
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None and f"answer {TURNS - 1}" in shown(app))
-        screen = main_screen(app)
+    async with resumed(make_app, backend) as (app, pilot, screen):
         if when == "tail drawn":
             await until(pilot, lambda: not screen.conversation.drawing_above)
         await pilot.press("ctrl+home")
@@ -52,10 +63,7 @@ async def test_ctrl_home_goes_to_the_sessions_first_message_at_once(
 async def test_end_pressed_before_the_start_was_reached_stays_at_the_end(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    app = make_app(session=await stored(backend))
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None and f"answer {TURNS - 1}" in shown(app))
-        screen = main_screen(app)
+    async with resumed(make_app, backend) as (app, pilot, screen):
         await pilot.press("ctrl+home", "ctrl+end")  # before the session has read its earlier messages
         await until(
             pilot, lambda: screen.conversation.earlier is not None and not screen.conversation.earlier.unread
@@ -67,10 +75,7 @@ async def test_end_pressed_before_the_start_was_reached_stays_at_the_end(
 async def test_ctrl_f_finds_a_message_from_before_the_rows_drawn(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    app = make_app(session=await stored(backend))
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None and f"answer {TURNS - 1}" in shown(app))
-        screen = main_screen(app)
+    async with resumed(make_app, backend) as (app, pilot, screen):
         await until(pilot, lambda: not screen.conversation.drawing_above)
         count = screen.query_one("#find-count", Static)
         await pilot.press("ctrl+f", *"answer", "space", "3", "colon")
