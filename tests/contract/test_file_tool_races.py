@@ -105,6 +105,28 @@ async def test_process_files_are_refused_even_through_a_symlink(world: World, pa
             await world.run("read_file", file_path="/dev/fd/0")
 
 
+@pytest.mark.parametrize("written", ["/proc/self/root{home}/.ssh/id_rsa", "/proc/self/cwd/notes.txt"])
+async def test_credentials_named_through_proc_are_refused(
+    world: World, written: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    os.link(world.home / ".ssh" / "id_rsa", world.workspace / "notes.txt")
+    monkeypatch.chdir(world.workspace)
+    async with asyncio.timeout(20):
+        with pytest.raises(ToolError, match=REFUSED):
+            await world.run("read_file", file_path=written.format(home=world.home))
+
+
+@pytest.mark.parametrize("data", [b"a\nb\r", b"a\r\nb\n\nc\r\n", b"\xc3\xa9\xff\n", b"x" * 70_000 + b"\ny"])
+async def test_read_file_cuts_lines_as_the_file_system_reads_them(world: World, data: bytes) -> None:
+    (world.workspace / "f.txt").write_bytes(data)
+    window = await world.ctx.files.read_lines(str(world.workspace / "f.txt"), offset=1, limit=2000)
+    async with asyncio.timeout(20):
+        text = (await world.run("read_file", file_path="f.txt")).text
+    assert [line.split("\t", 1)[1][:2000] for line in text.split("\n")] == [
+        line[:2000] for line in window.lines
+    ]
+
+
 _EXCHANGE = 2  # RENAME_EXCHANGE
 
 
@@ -186,6 +208,24 @@ async def test_reads_swapped_toward_a_credential_read_no_credential(world: World
                         seen.append(exc.message)
     assert not [text for text in seen if SECRET in text]
     assert reads > 0
+
+
+async def test_reads_swapped_with_a_hard_link_to_a_credential_read_no_credential(world: World) -> None:
+    """Swapped between the check and the read, a plain file and a second name of ``.env`` (no
+    symlink anywhere): the read is of the file judged, or nothing."""
+    (world.workspace / "r.txt").write_text("plain words\n")
+    os.link(world.workspace / ".env", world.workspace / "r-link")
+    outcomes: dict[str, int] = {}
+    async with asyncio.timeout(120):
+        with swapping(world.workspace / "r.txt", world.workspace / "r-link"):
+            for _ in range(ROUNDS):
+                try:
+                    text = (await world.run("read_file", file_path="r.txt")).text
+                    outcome = "leaked" if SECRET in text else "read"
+                except ToolError as exc:
+                    outcome = "refused" if REFUSED in exc.message else "changed"
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    assert "leaked" not in outcomes and outcomes.get("read", 0) > 0, outcomes
 
 
 async def test_patches_swapped_toward_a_folder_outside_land_nowhere_outside(world: World) -> None:

@@ -7,6 +7,7 @@ from pydantic import JsonValue
 
 from circle.application.ports.process_runner import ProcessResult
 from circle.application.tools import builtin_tools
+from circle.application.tools import files as files_tools
 from circle.application.tools.base import ToolOutput
 from circle.domain.errors import ToolError
 from circle.testing import Hang
@@ -26,6 +27,27 @@ async def test_read_file_numbers_lines_and_reads_windows() -> None:
     assert "offset=5" in out.text
     whole = await run(h, "read_file", file_path="f.txt")
     assert "more lines" not in whole.text and whole.text.count("\n") == 9
+
+
+@pytest.mark.parametrize("data", [b"a\r\nb\n\nc", b"\r\n\n", b"\xc3\xa9\xff\nlast\r\n", b"one", b""])
+@pytest.mark.parametrize(("offset", "limit"), [(1, 2000), (2, 1), (1, 2), (3, 5)])
+async def test_a_file_read_whole_gives_the_lines_its_window_gives(
+    data: bytes, offset: int, limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file up to WHOLE_READ_BYTES is read with one open and cut into lines by read_file; a
+    larger one has its window read by the file system: the same answer either way."""
+    h = Harness()
+    h.files.put(f"{WORKSPACE}/f.txt", data)
+
+    async def answer() -> str:
+        try:
+            return (await run(h, "read_file", file_path="f.txt", offset=offset, limit=limit)).text
+        except ToolError as exc:
+            return exc.message
+
+    whole = await answer()
+    monkeypatch.setattr(files_tools, "WHOLE_READ_BYTES", -1)
+    assert await answer() == whole
 
 
 @pytest.mark.parametrize(

@@ -181,35 +181,69 @@ class ToolContext:
         """The real path of ``path`` (relative to the workspace), symlinks followed before any decision.
 
         Refused: a credential file (as written or resolved), and a read outside the workspace. A write
-        outside it is let through here: the tool asks for it (see :meth:`where`).
+        outside it is let through here: the tool asks for it (see :meth:`where`). A path in Circle's
+        data folder (``/conversation_history/...``) is given as it lies there, not resolved.
         """
+        if (virtual := self._data_path(path, use=use)) is not None:
+            return virtual
+        resolved, _ = await self._judged(path, use=use)
+        return resolved
+
+    async def resolve_file(self, path: str, *, use: PathUse = "read") -> tuple[str, FileInfo | None]:
+        """The real path of ``path``, refused as :meth:`resolve` refuses, and the ``stat`` it was
+        judged by (None: nothing is there), for the caller to read or change the file by
+        (``expect``): the file judged is the file used.
+
+        The path is resolved once. A path changed after that (a symlink swapped in, another file put
+        there) is refused when it is used: the file tools read and write with
+        ``follow_symlinks=False``, and a read checks the file is still the one this ``stat`` saw.
+        """
+        if (virtual := self._data_path(path, use=use)) is not None:
+            resolved = await self.files.resolve(virtual)
+            info = await self.files.stat(resolved)
+            if await self.is_credential(resolved, resolved=resolved, info=info):
+                raise ToolError(f"{path} {CREDENTIAL_REFUSAL}")
+            return resolved, info
+        return await self._judged(path, use=use)
+
+    def _data_path(self, path: str, *, use: PathUse) -> str | None:
+        """Where ``path`` lies in Circle's data folder, when it is one of its virtual paths (read only)."""
         if not path or "\x00" in path:
             raise ToolError("a path is required" if not path else "the path contains a NUL byte")
         if self.data_dir and (virtual := data_path(path, data_dir=self.data_dir, project=self.project)):
             if use != "read":
                 raise ToolError(f"{path} is in Circle's data folder, which tools only read")
             return virtual
+        return None
+
+    async def _judged(self, path: str, *, use: PathUse) -> tuple[str, FileInfo | None]:
+        """``path``'s real path and its ``stat``, once each, judged by both (see :meth:`resolve`)."""
         written = join_in_workspace(self.workspace, path)
         resolved = await self.files.resolve(written)
-        if await self.is_credential(written):
+        info = await self.files.stat(resolved)
+        if await self.is_credential(written, resolved=resolved, info=info):
             raise ToolError(f"{path} {CREDENTIAL_REFUSAL}")
         if use == "read" and not is_inside(self.workspace, resolved):
             raise ToolError(f"{path} is outside the workspace ({self.workspace})")
-        return resolved
+        return resolved, info
 
-    async def is_credential(self, path: str, *, info: FileInfo | None = None) -> bool:
+    async def is_credential(
+        self, path: str, *, resolved: str | None = None, info: FileInfo | None = None
+    ) -> bool:
         """Whether ``path`` (relative to the workspace) is a credential file, by what it is.
 
         Judged as written, with symlinks resolved (``/proc`` and ``/dev`` paths included), and by inode:
         a file with other hard links is one when it is the same file as a known credential file.
-        ``info``: the ``stat`` the caller holds the file to, so the file judged is the file used.
+        ``resolved``: ``path``'s real path, just read by the caller (None: read here). ``info``: the
+        ``stat`` of the real path the caller holds the file to, so the file judged is the file used.
         """
         if self._credentials is None:
             home = self.home if self.home.startswith("/") else None
             self._credentials = CredentialFiles(
                 self.files, workspace=self.workspace, home=home, data_dir=self.data_dir
             )
-        return await self._credentials.is_credential(join_in_workspace(self.workspace, path), info=info)
+        written = join_in_workspace(self.workspace, path)
+        return await self._credentials.is_credential(written, resolved=resolved, info=info)
 
     def command_env(self, extra: Mapping[str, str]) -> dict[str, str]:
         """The environment commands run with (``env``, or the process's own where it is empty),

@@ -18,17 +18,21 @@ from contextlib import asynccontextmanager
 from pydantic import Field
 
 from circle.application.attachments import check_media_size, media_part
-from circle.application.ports.file_system import FileInfo, PathChangedError
+from circle.application.ports.file_system import FileInfo, LineWindow, PathChangedError
 from circle.domain import display, media
 from circle.domain.errors import AttachmentError, ToolError
 from circle.domain.file_diff import DIFF_LIMIT, change_diff
 
-from .base import CREDENTIAL_REFUSAL, BuiltinTool, PathUse, ToolArgs, ToolContext, ToolOutput
+from .base import BuiltinTool, PathUse, ToolArgs, ToolContext, ToolOutput
 
 MAX_LINE_CHARS = 2000
 DEFAULT_READ_LINES = 2000
 MAX_LS_ENTRIES = 1000
 BINARY_SNIFF_BYTES = 8192
+WHOLE_READ_BYTES = 64 * 1024
+"""A file this small (by the ``stat`` it was judged by) is read whole, with one open: its first
+:data:`BINARY_SNIFF_BYTES` are sniffed and its lines cut from the same bytes. A larger one has its
+head read, then its line window (the whole file is never loaded)."""
 
 
 class LsArgs(ToolArgs):
@@ -61,14 +65,11 @@ class ReadFileArgs(ToolArgs):
 
 async def _existing_file(ctx: ToolContext, path: str, *, use: PathUse = "read") -> tuple[str, FileInfo]:
     """The real path of an existing file and the ``stat`` it was judged by (not a credential file)."""
-    resolved = await ctx.files.resolve(await ctx.resolve(path, use=use))
-    info = await ctx.files.stat(resolved)
+    resolved, info = await ctx.resolve_file(path, use=use)
     if info is None:
         raise ToolError(f"file not found: {path}")
     if info.kind == "dir":
         raise ToolError(f"{path} is a folder, not a file: use ls")
-    if await ctx.is_credential(resolved, info=info):
-        raise ToolError(f"{path} {CREDENTIAL_REFUSAL}")
     return resolved, info
 
 
@@ -95,10 +96,13 @@ async def _write(ctx: ToolContext, resolved: str, data: bytes) -> None:
 
 async def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
     resolved, info = await _existing_file(ctx, args.file_path)
-    head = await _read(ctx, resolved, info, limit=BINARY_SNIFF_BYTES)
+    small = info.size <= WHOLE_READ_BYTES
+    data = await _read(ctx, resolved, info, limit=WHOLE_READ_BYTES + 1 if small else BINARY_SNIFF_BYTES)
+    whole = data if small and len(data) <= WHOLE_READ_BYTES else None  # None: it grew since its stat
+    head = data[:BINARY_SNIFF_BYTES]
     media_type = media.sniff(head)
     if media_type is not None:
-        return await _read_media(ctx, resolved, info, media_type, args.file_path)
+        return await _read_media(ctx, resolved, info, media_type, args.file_path, data=whole)
     named = media.by_extension(resolved)
     if named is not None and b"\x00" in head:
         raise ToolError(
@@ -106,10 +110,13 @@ async def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
         )
     if b"\x00" in head:
         raise ToolError(f"{args.file_path} is a binary file ({info.size} bytes); read_file reads text")
-    async with _unchanged():
-        window = await ctx.files.read_lines(
-            resolved, offset=args.offset, limit=args.limit, follow_symlinks=False, expect=info
-        )
+    if whole is not None:
+        window = _line_window(whole, offset=args.offset, limit=args.limit)
+    else:
+        async with _unchanged():
+            window = await ctx.files.read_lines(
+                resolved, offset=args.offset, limit=args.limit, follow_symlinks=False, expect=info
+            )
     if not window.lines:
         if args.offset == 1:
             return ToolOutput(f"{ctx.show(resolved)} is empty")
@@ -125,15 +132,40 @@ async def _read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput("\n".join(out))
 
 
+def _line_window(data: bytes, *, offset: int, limit: int) -> LineWindow:
+    """Lines ``offset`` .. ``offset + limit - 1`` of a whole file's bytes, cut as
+    ``FileSystem.read_lines`` cuts them: at ``\n``, a line's ``\r\n`` or ``\n`` dropped (a last
+    line without one kept as it is), each decoded as UTF-8 with bad bytes replaced."""
+    pieces = data.split(b"\n")
+    ended = pieces[-1] == b""  # the bytes end with a newline (or there are none)
+    if ended:
+        pieces.pop()
+    start = offset - 1
+    lines = []
+    for index, raw in enumerate(pieces[start : start + limit], start=start):
+        if (ended or index < len(pieces) - 1) and raw.endswith(b"\r"):
+            raw = raw[:-1]
+        lines.append(raw.decode("utf-8", errors="replace"))
+    return LineWindow(lines=lines, offset=offset, more=len(pieces) > start + limit)
+
+
 async def _read_media(
-    ctx: ToolContext, resolved: str, info: FileInfo, media_type: str, shown: str
+    ctx: ToolContext,
+    resolved: str,
+    info: FileInfo,
+    media_type: str,
+    shown: str,
+    *,
+    data: bytes | None = None,
 ) -> ToolOutput:
-    """An image or PDF as an attachment, made as a person's ``@file`` is (:mod:`..attachments`)."""
+    """An image or PDF as an attachment, made as a person's ``@file`` is (:mod:`..attachments`).
+    ``data``: the whole file, when it has been read already."""
     try:
         check_media_size(info.size, media_type, shown)
         if media_type != media.PDF_TYPE and ctx.images is None:
             raise AttachmentError(f"{shown} is an image ({media_type}), and images cannot be read here")
-        data = await _read(ctx, resolved, info)
+        if data is None:
+            data = await _read(ctx, resolved, info)
         part, said = await media_part(data, media_type, shown=ctx.show(resolved), images=ctx.images)
     except AttachmentError as exc:
         raise ToolError(exc.message) from None
@@ -146,12 +178,9 @@ class WriteFileArgs(ToolArgs):
 
 
 async def _write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
-    resolved = await ctx.files.resolve(await ctx.resolve(args.file_path, use="write"))
-    info = await ctx.files.stat(resolved)
+    resolved, info = await ctx.resolve_file(args.file_path, use="write")
     if info is not None and info.kind == "dir":
         raise ToolError(f"{args.file_path} is a folder")
-    if info is not None and await ctx.is_credential(resolved, info=info):
-        raise ToolError(f"{args.file_path} {CREDENTIAL_REFUSAL}")
     await ctx.approve_write("write_file", resolved, f"write {ctx.where(resolved)}")
     before = await _before(ctx, resolved, info)
     after = args.content.encode("utf-8")
