@@ -56,6 +56,8 @@ class AgentSession:
         self._waiting: list[str] = []
         self._steered: list[str] = []
         self._settled: list[Callable[[], None]] = []
+        self._quiet = asyncio.Event()
+        self._quiet.set()
         self._appended_at_start = 0
         self.asides: list[Aside] = []
         """What waits to go with the person's next message (commands they ran)."""
@@ -75,18 +77,31 @@ class AgentSession:
         """A prompt, its follow-ups or a job notice's turns are under way (maybe between turns)."""
         return self._busy or self.is_running
 
+    @property
+    def working_on_notices(self) -> bool:
+        """The work under way is turns for job notices, started while nothing else ran."""
+        return self.idle_turn is not None and not self.idle_turn.done()
+
     def on_settled(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` each time the work a prompt or a job notice started has ended."""
         self._settled.append(listener)
 
+    async def until_settled(self) -> None:
+        """Return once no work is under way (at once when none is): a :meth:`prompt` called right
+        after it, with no ``await`` between, is not refused for a job notice's work."""
+        while self.is_busy:
+            await self._quiet.wait()
+
     def _start(self) -> None:
         """The work begins: busy until :meth:`_settle`."""
         self._busy = True
+        self._quiet.clear()
         self._appended_at_start = self.conversation.appended
         self.loop.events.emit(AgentStarted(session_id=self.session_id))
 
     def _settle(self) -> None:
         self._busy = False
+        self._quiet.set()
         added = self.conversation.appended - self._appended_at_start
         history = self.conversation.messages
         messages = tuple(history[-added:]) if added > 0 else ()

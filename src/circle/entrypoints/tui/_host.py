@@ -116,6 +116,7 @@ class Host:
     async def prompt(self, text: str, *, typed: str | None = None) -> TurnResult:
         """Send the person's ``text`` (``typed``: as the input box showed it, pastes folded) with
         the files its @mentions name; the session adds what else waits (``!`` outputs, plan mode).
+        While a background job's notice is being worked on, the message waits for that work to end.
         A mention that cannot be attached raises :class:`AttachmentError`."""
         ports = self.runtime.ports
         attached = await mentioned(text, workspace=self.workspace, files=ports.files, images=ports.images)
@@ -126,7 +127,9 @@ class Host:
             info = await self.session.conversation.info()
             if info is not None and not info.title:
                 await self.session.conversation.set_title(_format.one_line(typed or text, 80))
-        return await self.session.prompt(text, media=media, attached=attached, typed=typed)
+        session = self.session
+        await session.until_settled()  # nothing may start in between: prompt() begins at once
+        return await session.prompt(text, media=media, attached=attached, typed=typed)
 
     def cancel(self) -> bool:
         return self.session.cancel()

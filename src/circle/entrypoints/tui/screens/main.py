@@ -48,6 +48,8 @@ OVERLAYS = ("transcript", "picker", "tree")
 STRIP_CHECK_S = 0.5
 BELOW = "↓ new output below · End follows it"
 STOPPED_HINT = "Denied, and the turn stopped. Type what to do instead."
+QUEUED = "Queued: it is sent once the work on the job's notice has ended."
+"""Said when a message is sent while a background job's notice is worked on between turns."""
 HELD_BACK = "Keys typed as the card came up went to the input box, not to the card."
 """Said once a card, when a key typed before it could be read went to the input box behind it."""
 BURST_GAP_S = 0.4
@@ -161,7 +163,8 @@ class MainScreen(ViewKeys):
         event = message.event
         self.conversation.apply(event)
         person = isinstance(event, MessageStarted) and event.role == "user"
-        if self.waiting and person and self.host.session.is_running:
+        session = self.host.session
+        if self.waiting and person and session.is_running and not session.working_on_notices:
             waiting, self.waiting = self.waiting, []  # after the row of the turn's own message
             for text, typed in waiting:
                 self.send(text, typed=typed)
@@ -258,15 +261,18 @@ class MainScreen(ViewKeys):
 
     def send(self, text: str, *, typed: str | None = None) -> None:
         self.conversation.follow()  # the person sees what they sent, even when scrolled up (or replayed)
-        stopping = self.stopping and self.waiting is not None
-        if self.host.session.is_running and not stopping:
-            self.host.session.steer(text)
+        session = self.host.session
+        holding = self.stopping or session.working_on_notices  # the turn running is not the worker's
+        if session.is_running and not (holding and self.waiting is not None):
+            session.steer(text)
             self.conversation.notice("↳ the model reads this before its next step", kind="info")
             self.conversation.steered(text, typed=typed)
             return
         if self.waiting is not None:  # a new worker would cancel the one whose turn has not begun
             self.waiting.append((text, typed))
             return
+        if session.is_busy:  # a job's notice is worked on, between its turns: the worker waits
+            self.notify(QUEUED, timeout=4)
         self.waiting = []
         self.run_prompt(text, typed=typed)
 
