@@ -92,3 +92,18 @@ def test_an_in_memory_database_syncs_nothing(tmp_path: Path) -> None:
 
     assert sync.calls == []
     db.close()
+
+
+def test_one_statement_written_alone_is_committed_as_it_returns_and_synced_after(tmp_path: Path) -> None:
+    sync = BlockingSync()
+    db = Database(tmp_path / "circle.sqlite", sync=sync)
+    _insert(db, 1)
+    sync.release.set()
+    wait_for(lambda: len(sync.calls) == 1)
+
+    db.write_one("INSERT INTO t VALUES (?)", (2,))
+
+    with closing(open_connection(tmp_path / "circle.sqlite")) as other:
+        assert other.execute("SELECT v FROM t ORDER BY v").fetchall() == [(1,), (2,)]
+    wait_for(lambda: len(sync.calls) == 2)
+    db.close()

@@ -71,8 +71,7 @@ class SqliteCallLog:
 
     def _mark(self, session_id: str, call_id: str, state: str, outcome: str) -> None:
         self._prepare()
-        with self._db.writing() as connection:
-            connection.execute(_MARK, (session_id, call_id, state, outcome, self._clock()))
+        self._db.write_one(_MARK, (session_id, call_id, state, outcome, self._clock()))
 
     def _prepare(self) -> None:
         if self._ready:
