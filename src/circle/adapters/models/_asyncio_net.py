@@ -1,4 +1,4 @@
-"""An httpcore2 network backend on asyncio's own transports, for the OpenAI protocols' client.
+"""A network backend on asyncio's own transports, for the OpenAI protocols' client.
 
 httpx2 reaches its sockets through anyio: each read and write opens a cancel scope and asks
 sniffio which loop runs, a fifth of a streamed request's CPU against the loopback gateway. Here a
@@ -7,9 +7,8 @@ bytes to the transport. httpcore2 writes a request's head and its body apart; a 
 it is given until the answer is read (or :data:`HELD_BYTES` wait), so a request goes out in one
 piece, one system call and one wake-up of the other end instead of two.
 
-:func:`use_asyncio` puts the backend under a client's direct connections (proxied ones, which
-httpx2 makes from the environment, keep anyio). httpx2 offers no argument for it, so it is set on
-the connection pool before its first connection; where that pool is not found, nothing changes.
+:mod:`._http11` makes its direct connections with it (proxied ones, which httpx2 makes from the
+environment, keep anyio).
 """
 
 from __future__ import annotations
@@ -18,12 +17,9 @@ import asyncio
 import socket
 import ssl
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpcore2
-
-if TYPE_CHECKING:
-    import httpx2
 
 SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
 """A ``setsockopt`` argument list, as httpcore2 takes them."""
@@ -238,12 +234,4 @@ def _with_options(
     return AsyncioStream(transport, connection)
 
 
-def use_asyncio(client: httpx2.AsyncClient) -> httpx2.AsyncClient:
-    """``client`` with :class:`AsyncioBackend` under its direct connections (see the module)."""
-    pool = getattr(getattr(client, "_transport", None), "_pool", None)
-    if isinstance(pool, httpcore2.AsyncConnectionPool) and hasattr(pool, "_network_backend"):
-        pool._network_backend = AsyncioBackend()
-    return client
-
-
-__all__ = ["HELD_BYTES", "AsyncioBackend", "AsyncioStream", "use_asyncio"]
+__all__ = ["HELD_BYTES", "AsyncioBackend", "AsyncioStream"]

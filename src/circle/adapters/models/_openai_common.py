@@ -130,17 +130,15 @@ def request_headers(endpoint: Endpoint, env: Mapping[str, str]) -> dict[str, str
 
 def new_http_client(endpoint: Endpoint) -> httpx2.AsyncClient:
     """A client for ``endpoint``: its timeout, redirects followed, proxies from the environment, its
-    direct connections on asyncio's own transports (:mod:`._asyncio_net`).
+    direct connections framed by Circle (:mod:`._http11`) on asyncio's own transports.
 
     Raises:
         ConfigError: a base URL that cannot be used.
     """
-    import httpx2
-
-    from ._asyncio_net import use_asyncio
+    from ._http11 import http11_client
 
     endpoint_url(endpoint.base_url, "/")
-    return use_asyncio(httpx2.AsyncClient(timeout=endpoint.timeout_s, follow_redirects=True))
+    return http11_client(timeout=endpoint.timeout_s)
 
 
 class _RequestParts:

@@ -62,7 +62,8 @@ class AnthropicModel:
     Args:
         endpoint: where to send requests (with or without a trailing ``/v1``), the API key and
             the timeout.
-        http_client: an httpx2 client to use (its owner closes it); by default the SDK's own.
+        http_client: an httpx2 client to use (its owner closes it); by default one on Circle's
+            HTTP/1.1 transport (:mod:`._http11`), as the OpenAI protocols use.
     """
 
     def __init__(self, endpoint: Endpoint, *, http_client: httpx2.AsyncClient | None = None) -> None:
@@ -79,6 +80,8 @@ class AnthropicModel:
         import anthropic
         import httpx2
 
+        from ._http11 import http11_client
+
         endpoint = self._endpoint
         key = endpoint.api_key
         if not key:
@@ -91,7 +94,7 @@ class AnthropicModel:
                 api_key=key,
                 max_retries=0,
                 timeout=endpoint.timeout_s,
-                http_client=self._http_client,
+                http_client=self._http_client or http11_client(timeout=endpoint.timeout_s),
             )
         except (anthropic.AnthropicError, httpx2.InvalidURL, ValueError) as exc:
             raise ConfigError(f"cannot use the endpoint {endpoint.base_url!r}: {exc}") from exc
