@@ -17,6 +17,7 @@ ALPN). Failures are httpx2's exceptions, as its own transport raises them.
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -164,14 +165,14 @@ class Http11Transport(httpx2.AsyncBaseTransport):
         try:
             stream = await self._backend.connect_tcp(name, port, timeout=seconds)
             if scheme == b"https":
-                stream = await stream.start_tls(self._tls(), server_hostname=name, timeout=seconds)
+                stream = await stream.start_tls(await self._tls(), server_hostname=name, timeout=seconds)
         except Exception as exc:
             raise _translated(exc, request) from exc
         return _Connection(stream, (scheme, host, port))
 
-    def _tls(self) -> ssl.SSLContext:
-        if self._ssl_context is None:
-            self._ssl_context = httpx2.create_ssl_context()
+    async def _tls(self) -> ssl.SSLContext:
+        if self._ssl_context is None:  # loading the certificates takes 30 ms: not on the event loop
+            self._ssl_context = await asyncio.to_thread(httpx2.create_ssl_context)
         self._ssl_context.set_alpn_protocols(["http/1.1"])
         return self._ssl_context
 
