@@ -15,7 +15,7 @@ from circle.entrypoints.tui.widgets.conversation import Notice, ShellRow, TurnLi
 from circle.entrypoints.tui.widgets.person import person_rows
 from circle.testing import Call, FakeProcessRunner, Hang, InMemoryFileSystem, answer
 
-from .conftest import SIZE, WORKSPACE, FakeBackend, main_screen, send, texts, until
+from .conftest import SIZE, WORKSPACE, FakeBackend, main_screen, screen_lines, send, texts, until
 
 
 def _sent(backend: FakeBackend) -> str:
@@ -110,3 +110,31 @@ async def test_a_steering_message_shows_once(
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         await pilot.pause()
         assert [row for row in _users(app) if "also this" in row] == ["↳ also this"]
+
+
+async def test_a_steering_messages_hint_is_right_under_its_row(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.mode = "auto"
+    runner = FakeProcessRunner({"sleep 5": Hang("")}, files=backend.files)
+    backend.processes = runner
+    backend.model.add(answer("", Call("execute", {"command": "sleep 5"})), answer("done"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "wait")
+        await until(pilot, lambda: "sleep 5" in screen.busy.activity)
+        await send(pilot, screen, "also this")
+        await pilot.pause(0.1)
+        lines = [line.strip() for line in screen_lines(app)]
+        at = lines.index("↳ also this")
+        assert lines[at + 1] == "↳ the model reads this before its next step"  # its hint, under it
+        assert lines[at + 2] == ""  # then the blank line between rows
+        rows = list(screen.conversation.children)
+        steered = next(row for row in rows if isinstance(row, UserRow) and "also this" in str(row.content))
+        above, hint = rows[rows.index(steered) - 1], rows[rows.index(steered) + 1]
+        assert isinstance(hint, Notice) and hint.region.y == steered.region.bottom
+        assert steered.region.y == above.region.bottom + 1  # one blank line above it, as between rows
+        runner.started[0].finish(0, "")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))

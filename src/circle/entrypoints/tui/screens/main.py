@@ -265,7 +265,6 @@ class MainScreen(ViewKeys):
         holding = self.stopping or session.working_on_notices  # the turn running is not the worker's
         if session.is_running and not (holding and self.waiting is not None):
             session.steer(text)
-            self.conversation.notice("↳ the model reads this before its next step", kind="info")
             self.conversation.steered(text, typed=typed)
             return
         if self.waiting is not None:  # a new worker would cancel the one whose turn has not begun

@@ -61,6 +61,9 @@ HOLD_S = 1.0
 AT_ONCE = 300
 """Earlier messages ctrl+home and ctrl+f draw at once at most (ctrl+o's transcript has them all)."""
 
+STEERED = "↳ the model reads this before its next step"
+"""The hint right under a message steered into the running turn."""
+
 _SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
 """A streamed answer cut by these is told by the error line or the turn's end, not again here."""
 
@@ -226,9 +229,12 @@ class ConversationView(HeldView):
             self.compacting = None
 
     def steered(self, text: str, *, typed: str | None = None) -> None:
-        """The person's message sent while the turn runs: shown now, and not again when the model
-        reads it."""
-        self.add(UserRow(text if typed is None else typed, mark="↳"))
+        """The person's message sent while the turn runs: shown now with its hint right under it,
+        and not again when the model reads it."""
+        row = UserRow(text if typed is None else typed, mark="↳")
+        row.add_class("steered")  # no blank line between it and its hint
+        self.add(row)
+        self.notice(STEERED, kind="info")
         self.steering.append(text)
 
     def _person(self, message: Message) -> None:
