@@ -18,7 +18,7 @@ async def test_a_folded_output_one_line_over_says_one_more_line(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
     backend.mode = "auto"
-    output = "".join(f"row {i}\n" for i in range(12))  # and the exit line: one over the twelve shown
+    output = "".join(f"row {i}\n" for i in range(13))  # one over the twelve shown (the exit line apart)
     backend.processes = FakeProcessRunner(
         {"cat rows": ProcessResult(exit_code=0, output=output)}, files=backend.files
     )
@@ -30,7 +30,7 @@ async def test_a_folded_output_one_line_over_says_one_more_line(
         await send(pilot, screen, "show the rows")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         body = str(screen.conversation.query_one(ToolRow).body.content)
-        assert "… 1 more line\n" in body and "more lines" not in body
+        assert "row 11\n… 1 more line\n[exit code 0]\n" in body and "more lines" not in body
 
 
 async def test_ctrl_o_marks_each_call_as_its_row_does(

@@ -42,7 +42,7 @@ async def test_a_folded_output_unfolds_in_place_and_folds_again(
         await send(pilot, screen, "show the rows")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         row = screen.conversation.query_one(ToolRow)
-        assert "row 11" in body(row) and "row 12" not in body(row) and "… 29 more lines" in body(row)
+        assert "row 11" in body(row) and "row 12" not in body(row) and "… 28 more lines" in body(row)
         assert "[click or enter unfolds]" in body(row)
         screen.conversation.scroll_to_widget(row, animate=False, top=True)
         await pilot.pause(0.1)
@@ -62,6 +62,37 @@ async def test_a_folded_output_unfolds_in_place_and_folds_again(
         await until(pilot, lambda: "row 39" not in body(row))
         await pilot.press("o", "k")
         assert screen.composer.has_focus and screen.composer.text == "ok"
+
+
+async def test_a_folded_output_counts_the_commands_lines_not_its_exit_line(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.mode = "auto"
+    twelve = "".join(f"row {i}\n" for i in range(12))
+    backend.processes = FakeProcessRunner(
+        {
+            "cat twelve": ProcessResult(exit_code=0, output=twelve),
+            "cat rows": ProcessResult(exit_code=0, output=LONG),
+        },
+        files=backend.files,
+    )
+    backend.model.add(
+        answer("", Call("execute", {"command": "cat twelve"}), Call("execute", {"command": "cat rows"})),
+        answer("Read them."),
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "show the rows")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        whole, folded = screen.conversation.query(ToolRow)
+        assert body(whole).endswith("row 11\n[exit code 0]") and not whole.folds  # twelve lines: all
+        assert "more line" not in body(whole) and "unfolds" not in body(whole)
+        assert "row 11\n… 28 more lines\n[exit code 0]\n[click or enter unfolds]" in body(folded)
+        await pilot.click(folded)
+        await until(pilot, lambda: "row 39" in body(folded))
+        assert body(folded).endswith("row 39\n[exit code 0]\n[click or enter folds]")
 
 
 async def test_a_running_command_shows_its_last_lines_live(

@@ -4,6 +4,8 @@ again. While a command runs, its last lines show live."""
 
 from __future__ import annotations
 
+import re
+
 from pydantic import JsonValue
 from rich.text import Text
 from textual import events
@@ -23,6 +25,17 @@ LIVE_LINES = 5
 FILE_TOOLS = frozenset({"write_file", "edit_file", "apply_patch", "delete"})
 UNFOLD = "click or enter unfolds"
 FOLD = "click or enter folds"
+_STATUS = re.compile(r"\n(\[(?:exit code -?\d+|stopped after \d+ s: timed out)\])\Z")
+"""The line the execute tool ends a command's result with: how it ended, not its output."""
+
+
+def split_status(result: str) -> tuple[str, str | None]:
+    """A command's result as its output and the line saying how it ended (None when it has none):
+    a folded row counts and clips the output alone, and shows that line under the fold."""
+    found = _STATUS.search(result)
+    if found is None:
+        return result, None
+    return result[: found.start()], found.group(1)
 
 
 def diff_text(diff: str, *, lines: int | None = DIFF_LINES) -> Text:
@@ -176,13 +189,17 @@ class ToolRow(Vertical, can_focus=True):
             body.append("\n" + escape_for_display(result.strip()), style="dim")
             self.body.update(self._hinted(body))
             return
-        whole = escape_for_display(result.strip())
+        output, status = split_status(result.strip()) if self.tool_name == "execute" else (result, None)
+        whole = escape_for_display(output.strip())
         shown, more = (whole, 0) if self.expanded else clip(whole, OUTPUT_LINES)
         self.folds = self.expanded or more > 0
         text = self._command()
-        text.append(shown, style="red" if is_error else "")
+        style = "red" if is_error else ""
+        text.append(shown, style=style)
         if more:
             text.append("\n" + more_shown(more), style="dim")
+        if status is not None:
+            text.append("\n" + status, style=style)
         self.body.update(self._hinted(text))
 
     def _hinted(self, text: Text) -> Text:
