@@ -61,10 +61,29 @@ def _calls_newest_first(messages: Sequence[Message]) -> Iterator[tuple[ToolCallP
         message = messages[index]
         if message.role == "user":
             return
-        for result in message.tool_results:  # a result comes after its call: seen first here
-            results[result.tool_call_id] = result
-        for call in reversed(message.tool_calls):
-            yield call, results.get(call.id)
+        parts = message.parts
+        for part in parts:  # a result comes after its call: seen first here
+            if isinstance(part, ToolResultPart):
+                results[part.tool_call_id] = part
+        for at in range(len(parts) - 1, -1, -1):
+            part = parts[at]
+            if isinstance(part, ToolCallPart):
+                yield part, results.get(part.id)
+
+
+class _Walk:
+    """:func:`_calls_newest_first` walked once for every check that reads it: each iteration
+    gives the calls already taken, then takes more from the history as far as it is read."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._source = _calls_newest_first(messages)
+        self._taken: list[tuple[ToolCallPart, ToolResultPart | None]] = []
+
+    def __iter__(self) -> Iterator[tuple[ToolCallPart, ToolResultPart | None]]:
+        yield from self._taken
+        for pair in self._source:
+            self._taken.append(pair)
+            yield pair
 
 
 def _trailing_run(flags: Iterable[bool]) -> int:
@@ -93,13 +112,14 @@ def loop_reminder(
         empty_limit: How many results in a row that found nothing earn a reminder.
     """
     notes = []
-    newest = next(_calls_newest_first(messages), None)
+    walk = _Walk(messages)
+    newest = next(iter(walk), None)
     if newest is not None:
         last_call = newest[0]
         last = call_key(last_call)
         repeats = _trailing_run(
             call.name == last_call.name and (call.arguments == last_call.arguments or call_key(call) == last)
-            for call, _ in _calls_newest_first(messages)
+            for call, _ in walk
         )
         if repeats >= repeat_limit:
             notes.append(
@@ -107,7 +127,7 @@ def loop_reminder(
                 "the result will not change. Change course: try a different approach, or answer "
                 "with what you know."
             )
-    answered = (result for _, result in _calls_newest_first(messages) if result is not None)
+    answered = (result for _, result in walk if result is not None)
     empty = _trailing_run(found_nothing(result) for result in answered)
     if empty >= empty_limit:
         notes.append(
