@@ -46,6 +46,26 @@ async def test_a_message_typed_while_circle_starts_is_sent_once_it_is_up(clock: 
         assert screen.composer.text == ""
 
 
+async def test_keys_typed_while_circle_starts_show_at_once(clock: FixedClock) -> None:
+    """Before, they showed nothing until the session screen was up (0.5 s and more after the first
+    frame): a key must show within 50 ms at any time."""
+    from textual.widgets import Static
+
+    backend = SlowBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    async with app.run_test(size=SIZE) as pilot:
+        shown = app.screen.query_one("#early-typed", Static)
+        await pilot.press("f", "i", "x", "enter", "a", "b", "backspace")
+        await pilot.pause(0.05)
+        assert app.host is None
+        assert str(shown.render()) == "› fix   (sent once Circle is up)\n› a▏"
+        backend.ready.set()
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await until(pilot, lambda: screen.composer.text == "a")
+
+
 async def test_text_typed_before_the_app_started_waits_in_the_input_box(
     backend: FakeBackend, clock: FixedClock
 ) -> None:

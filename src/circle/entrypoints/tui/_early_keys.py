@@ -4,8 +4,9 @@ A terminal keeps what is typed while a program starts, until the program reads i
 it in two places: the theme question (OSC 11, see ``_theme.py``) reads whatever was typed before
 the terminal's answer, and Textual's driver reads the rest once the app runs, while "Starting
 Circle…" shows and no input box exists yet. Either way the keys would reach no widget; the app
-holds them here and gives the input box what they wrote once it is mounted. Screens that ask a
-question first (setup, trust, the session picker) get their keys as usual.
+holds them here, shows what they wrote under "Starting Circle…" as they come (a key shows at once,
+not when Circle is up), and gives the input box what they wrote once it is mounted. Screens that
+ask a question first (setup, trust, the session picker) get their keys as usual.
 """
 
 from __future__ import annotations
@@ -59,10 +60,15 @@ class EarlyKeys:
     def release(self) -> Typed:
         """What the held keys wrote, worked out here rather than replayed (a replayed backspace,
         a binding, would act after the keys behind it); from now on nothing is held."""
-        held, self.held, self.released = self.held, [], True
+        typed = self.written()
+        self.held, self.released = [], True
+        return typed
+
+    def written(self) -> Typed:
+        """What the keys held so far wrote (the starting screen shows it as it is typed)."""
         sent: list[str] = []
         text = ""
-        for event in held:
+        for event in self.held:
             if isinstance(event, events.Paste):
                 text += event.text
             elif not isinstance(event, events.Key):
@@ -78,6 +84,12 @@ class EarlyKeys:
             elif event.character is not None:
                 text += event.character
         return Typed(tuple(sent), text)
+
+    def shown(self) -> str:
+        """The held keys as the starting screen shows them: each message sent, then the text."""
+        typed = self.written()
+        lines = [f"› {text}   (sent once Circle is up)" for text in typed.sent]
+        return "\n".join([*lines, f"› {typed.text}▏"]) if lines or typed.text else ""
 
     @staticmethod
     def _wanted(event: events.Event) -> bool:

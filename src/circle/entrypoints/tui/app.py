@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.widgets import Static
 
@@ -109,6 +110,7 @@ class CircleApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         if not self.early.released and self._starting() and self.early.hold(event):
+            self._show_early_keys()
             return
         if self.screen_stack and self.closing.held(self.screen, event):
             assert isinstance(event, events.Key)  # read behind an esc that closes this screen
@@ -127,6 +129,12 @@ class CircleApp(App[int]):
         stack = self.screen_stack
         return len(stack) <= 1 or stack[-1] is self.sink.screen
 
+    def _show_early_keys(self) -> None:
+        """Under "Starting Circle…", what the keys held so far wrote (while that screen shows)."""
+        if len(self.screen_stack) == 1:
+            with contextlib.suppress(NoMatches):
+                self.screen.query_one("#early-typed", Static).update(self.early.shown())
+
     def _replay_early_keys(self) -> None:
         from circle.entrypoints.tui.widgets.composer import Composer
 
@@ -140,6 +148,7 @@ class CircleApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield Static("Starting Circle…", id="starting")
+        yield Static("", id="early-typed", markup=False)
 
     def action_find(self) -> None:
         """ctrl+f: find in the conversation (see widgets/find_bar.py)."""
