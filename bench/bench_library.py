@@ -89,6 +89,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
+    # Circle is installed editable: compile its modules as an install would, so that every run loads
+    # bytecode of this tree even where PYTHONDONTWRITEBYTECODE is set (as on these machines), not
+    # stale bytecode or source compiled anew in each interpreter.
+    source = Path(__file__).resolve().parents[1] / "src" / "circle"
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(source)], check=True)
     gateway = ScriptedGateway(fallback=lambda request: chat_text("Done."))
     base_url = gateway.start()
     try:
