@@ -148,3 +148,31 @@ async def test_the_fork_list_names_who_said_it_as_the_tree_does(
         assert isinstance(picker, PickerScreen)
         assert [label.split()[0] for _, label in picker.items] == ["circle", "you"]
         await pilot.press("escape")
+
+
+async def test_the_tree_says_a_jobs_notice_as_its_row_does(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.testing import FakeProcessRunner, Hang
+
+    backend.mode = "auto"
+    runner = FakeProcessRunner({"make": Hang("")}, files=backend.files)
+    backend.processes = runner
+    backend.model.add(
+        answer("", Call("execute", {"command": "make", "background": True})),
+        answer("Started."),
+        answer("Built."),
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await turns(pilot, app, "build in the background")
+        runner.started[0].finish(0, "compiled\nlinked\n")
+        await until(pilot, lambda: "Built." in texts(screen) and not screen.host.session.is_busy)
+        await send(pilot, screen, "/tree")
+        await until(pilot, lambda: isinstance(app.screen, TreeScreen) and bool(app.screen.rows))
+        tree = app.screen
+        assert isinstance(tree, TreeScreen)
+        [notice] = [row for row in tree.rows if row.who == "notice"]
+        assert notice.text == "job-1 (make) exited with code 0\ncompiled\nlinked"  # as its row says it
+        line = next(line for line in screen_lines(app) if "notice" in line)
+        assert "job-1 (make) exited with code 0" in line and "[" not in line and ".log" not in line

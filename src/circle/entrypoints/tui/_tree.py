@@ -28,7 +28,12 @@ def who(message: Message) -> str:
 
 def said(message: Message) -> str:
     """What ``message`` says in a list: a person's message as they typed it (chips and folded
-    pastes, not the attached files' contents)."""
+    pastes, not the attached files' contents), a job's notice as its row says it (no brackets, no
+    output file's path)."""
+    if who(message) == "notice":
+        from circle.application.jobs import notice_for_person
+
+        return notice_for_person(message.text)
     return message.typed
 
 
