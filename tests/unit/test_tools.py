@@ -159,3 +159,18 @@ def test_every_tool_has_a_description_and_a_schema_without_titles() -> None:
         spec = tool.spec()
         assert spec.description and "title" not in str(spec.parameters)
         assert spec.parameters["type"] == "object"
+
+
+async def test_a_call_s_context_is_a_copy_with_only_the_given_fields_changed() -> None:
+    from dataclasses import fields
+
+    base = Harness().context()
+    await base.is_credential("main.py")  # base keeps its credential files made
+    seen: list[str] = []
+    call = base.for_call(call_arguments={"a": 1}, progress=seen.append, hook_allowed=True)
+    assert (call.call_arguments, call.progress, call.hook_allowed) == ({"a": 1}, seen.append, True)
+    assert (base.call_arguments, base.progress, base.hook_allowed) == ({}, None, False)
+    same = [f.name for f in fields(base) if f.name not in ("call_arguments", "progress", "hook_allowed")]
+    assert all(getattr(call, name) is getattr(base, name) for name in same if name != "_credentials")
+    assert call._credentials is None  # as dataclasses.replace leaves it
+    assert base.for_call(hook_allowed=False).call_arguments is base.call_arguments

@@ -425,9 +425,9 @@ class AgentLoop:
             if said:
                 output = replace(output, text=f"{output.text}\n\n[PostToolUse hook] {said}")
         mask = self.context.secrets.mask
-        output = replace(
-            output, text=mask(output.text), shown=None if output.shown is None else mask(output.shown)
-        )
+        text, shown = mask(output.text), None if output.shown is None else mask(output.shown)
+        if text != output.text or shown != output.shown:
+            output = replace(output, text=text, shown=shown)
         kept = await self._keep_large(output, call.id)
         if waits:
             await self._mark(session_id, call.id, finished=kept)
@@ -488,7 +488,7 @@ class AgentLoop:
         A deny stands in every mode; an ask goes to the person (or is refused where nobody can
         answer); an allow lets the call skip asking, but never past a deny rule or a refusal.
         """
-        context = replace(self.context, call_arguments=arguments)
+        context = self.context.for_call(call_arguments=arguments)
         if self.hooks is None:
             return context
         verdict = await self.hooks.pre_tool(name, arguments, tool_use_id=call_id)
@@ -514,7 +514,7 @@ class AgentLoop:
                 return ToolOutput(text, is_error=True, shown=decision.shown or None)
             raise_if_changed(decision, arguments)
         if verdict.decision in ("allow", "ask"):
-            return replace(context, hook_allowed=True)
+            return context.for_call(hook_allowed=True)
         return context
 
     async def _stop_hook_goes_on(self, conversation: Conversation, answer: str, stops: int) -> bool:

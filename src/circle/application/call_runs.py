@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pydantic import JsonValue
 
@@ -103,7 +103,7 @@ class CallRun:
                     await self.started()
                     marked = True
                 allowed = context.hook_allowed or approved  # the approver wrote the changed call
-                context = replace(context, progress=self.progress, hook_allowed=allowed)
+                context = context.for_call(progress=self.progress, hook_allowed=allowed)
                 return CallOutcome(await self._invoke(arguments, context), arguments, marked, by)
             except ArgumentsChanged as change:
                 changes += 1

@@ -157,6 +157,27 @@ class ToolContext:
     :mod:`circle.application.tools.protected_places`), shared by the session's calls."""
     _credentials: CredentialFiles | None = field(default=None, init=False, repr=False, compare=False)
 
+    def for_call(
+        self,
+        *,
+        call_arguments: Mapping[str, JsonValue] | None = None,
+        progress: Callable[[str], None] | None = None,
+        hook_allowed: bool | None = None,
+    ) -> ToolContext:
+        """This context for one call: a shallow copy (as ``dataclasses.replace`` makes, its credential
+        files made afresh) with the given fields changed; None leaves one as it is. Made without
+        ``__init__``: a tool round makes two or three."""
+        copy = object.__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        copy._credentials = None
+        if call_arguments is not None:
+            copy.call_arguments = call_arguments
+        if progress is not None:
+            copy.progress = progress
+        if hook_allowed is not None:
+            copy.hook_allowed = hook_allowed
+        return copy
+
     async def approve_write(self, tool: str, resolved: str, summary: str) -> None:
         """Ask before a file change: rules see the workspace-relative path; protected places always ask."""
         inside = is_inside(self.workspace, resolved)
