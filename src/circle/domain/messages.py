@@ -230,11 +230,11 @@ class Message(_Frozen):
 
     @property
     def tool_calls(self) -> tuple[ToolCallPart, ...]:
-        return tuple(p for p in self.parts if isinstance(p, ToolCallPart))
+        return tuple([p for p in self.parts if isinstance(p, ToolCallPart)])  # a list first: faster
 
     @property
     def tool_results(self) -> tuple[ToolResultPart, ...]:
-        return tuple(p for p in self.parts if isinstance(p, ToolResultPart))
+        return tuple([p for p in self.parts if isinstance(p, ToolResultPart)])  # a list first: faster
 
 
 INTERRUPTED = "Interrupted:"
