@@ -80,6 +80,31 @@ async def test_settled_is_told_once_per_prompt_and_once_per_job_turn() -> None:
     assert settled == [False, False]
 
 
+async def test_a_prompt_after_until_settled_waits_for_a_job_notices_work_instead_of_failing() -> None:
+    h = harness()
+    h.model.add(
+        answer("", Call("execute", {"command": "serve", "background": True})),
+        answer("Started."),
+        answer("It stopped."),
+        answer("Hello."),
+    )
+    session = await runtime(h).new_session()
+    await session.prompt("serve it")
+    assert not session.working_on_notices
+    await session.until_settled()  # nothing under way: at once
+    h.processes.started[0].finish(0, "bye\n")
+    while session.idle_turn is None:
+        await asyncio.sleep(0)
+    assert session.is_busy and session.working_on_notices
+    with pytest.raises(ConfigError, match="already running"):
+        await session.prompt("hello")
+    await session.until_settled()
+    assert not session.is_busy and not session.working_on_notices
+    result = await session.prompt("hello")
+    assert result.answer == "Hello."
+    assert last_user_text(h.model.requests[-2]).startswith("[job-1 (serve) exited with code 0")
+
+
 async def test_abort_stops_the_turn_drops_waiting_messages_and_holds_job_turns() -> None:
     h = harness()
     h.model.add(
