@@ -42,6 +42,32 @@ async def test_steering_sent_while_the_model_answers_is_read_before_the_turn_end
     assert [(e.message, e.session_id) for e in steered] == [("also mention tabs", session.session_id)]
 
 
+async def test_steering_sent_as_the_last_answer_came_gets_a_turn_of_its_own() -> None:
+    """Sent after the loop saw the answer had no calls and before the session saw the turn end
+    (the interface steers while a turn's task is still set), a steering message was left unread
+    until the person's next message."""
+    from circle.application.events import TurnEnded
+    from circle.testing import RecordingSink
+
+    class SteerAfterAnswer(RecordingSink):
+        session: AgentSession | None = None
+
+        def emit(self, event: object) -> None:
+            super().emit(event)  # type: ignore[arg-type]
+            if isinstance(event, TurnEnded) and self.session and len(self.of(TurnEnded)) == 1:
+                self.session.steer("also mention tabs")
+
+    sink = SteerAfterAnswer()
+    h = harness(sink=sink)
+    session = sink.session = await runtime(h).new_session()
+    h.model.add(answer("Spaces."), answer("Spaces, and tabs."))
+    result = await session.prompt("indentation?")
+    assert result.answer == "Spaces, and tabs."
+    assert h.model.requests[-1].messages[-1] == Message.user("also mention tabs")
+    assert [e.message for e in h.sink.events if isinstance(e, TurnStarted)] == ["indentation?", None]
+    assert not session.inbox.steering
+
+
 async def test_a_job_notice_turn_starts_without_a_message_and_emits_no_steer() -> None:
     h = harness()
     h.model.add(

@@ -152,9 +152,12 @@ class AgentSession:
             await self.conversation.set_title(first_line[:80])
 
     async def _go_on(self, result: TurnResult) -> TurnResult:
-        """Follow-ups, then job notices (up to the limit), each in a turn, until none is left."""
+        """Steering messages the turn ended without reading, follow-ups, then job notices (up to
+        the limit), each in a turn, until none is left."""
         while not result.aborted:
-            if (follow_up := self.inbox.next_follow_up()) is not None:
+            if self.inbox.steering:  # sent as the last answer came: read in a turn of their own
+                result = await self._run(None)
+            elif (follow_up := self.inbox.next_follow_up()) is not None:
                 self.job_turns = 0
                 result = await self._run(follow_up)
             elif self._waiting and self.job_turns < MAX_JOB_TURNS and not self.hold_job_turns:
