@@ -116,6 +116,17 @@ async def test_credentials_named_through_proc_are_refused(
             await world.run("read_file", file_path=written.format(home=world.home))
 
 
+async def test_a_credential_name_is_refused_before_its_file_is_looked_at(world: World) -> None:
+    """A credential-named path whose stat fails (a symlink loop here; a folder it may not enter
+    for another user) is refused by its name, not failed with the file system's error."""
+    (world.workspace / "loop").symlink_to(world.workspace / "loop")
+    os.symlink(".env.local", world.workspace / ".env.local")
+    async with asyncio.timeout(20):
+        for written in (".env.local", "loop/.env", "loop/id_rsa"):
+            with pytest.raises(ToolError, match=REFUSED):
+                await world.run("read_file", file_path=written)
+
+
 @pytest.mark.parametrize("data", [b"a\nb\r", b"a\r\nb\n\nc\r\n", b"\xc3\xa9\xff\n", b"x" * 70_000 + b"\ny"])
 async def test_read_file_cuts_lines_as_the_file_system_reads_them(world: World, data: bytes) -> None:
     (world.workspace / "f.txt").write_bytes(data)

@@ -71,19 +71,15 @@ class CredentialFiles:
         self.searches = 0
         """How many times the known credential files were looked for (a search is kept a while)."""
 
-    async def is_credential(
-        self, path: str, *, resolved: str | None = None, info: FileInfo | None = None
-    ) -> bool:
+    async def is_credential(self, path: str, *, info: FileInfo | None = None) -> bool:
         """Whether the absolute ``path`` is a credential file: as written, resolved, or by inode.
 
-        ``resolved`` is ``path``'s real path when the caller has just read it (``FileSystem.resolve``);
-        without it, it is read here. ``info`` is the ``stat`` of the real path the caller holds the
-        file to (and will read it with); without it the real path is stat'ed here.
+        ``info`` is the ``stat`` the caller holds the file to (and will read it with); without it the
+        resolved path is stat'ed here.
         """
         if is_credential_path(path):
             return True
-        if resolved is None:
-            resolved = await self._files.resolve(path)
+        resolved = await self._files.resolve(path)
         if is_credential_path(resolved):
             return True
         if info is None:

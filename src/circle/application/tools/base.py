@@ -221,10 +221,7 @@ class ToolContext:
         """
         if (virtual := self._data_path(path, use=use)) is not None:
             resolved = await self.files.resolve(virtual)
-            info = await self.files.stat(resolved)
-            if await self.is_credential(resolved, resolved=resolved, info=info):
-                raise ToolError(f"{path} {CREDENTIAL_REFUSAL}")
-            return resolved, info
+            return resolved, await self._stat_unless_credential(path, resolved, resolved)
         return await self._judged(path, use=use)
 
     def _data_path(self, path: str, *, use: PathUse) -> str | None:
@@ -241,30 +238,39 @@ class ToolContext:
         """``path``'s real path and its ``stat``, once each, judged by both (see :meth:`resolve`)."""
         written = join_in_workspace(self.workspace, path)
         resolved = await self.files.resolve(written)
-        info = await self.files.stat(resolved)
-        if await self.is_credential(written, resolved=resolved, info=info):
-            raise ToolError(f"{path} {CREDENTIAL_REFUSAL}")
+        info = await self._stat_unless_credential(path, written, resolved)
         if use == "read" and not is_inside(self.workspace, resolved):
             raise ToolError(f"{path} is outside the workspace ({self.workspace})")
         return resolved, info
 
-    async def is_credential(
-        self, path: str, *, resolved: str | None = None, info: FileInfo | None = None
-    ) -> bool:
-        """Whether ``path`` (relative to the workspace) is a credential file, by what it is.
+    async def _stat_unless_credential(self, path: str, written: str, resolved: str) -> FileInfo | None:
+        """The ``stat`` of ``resolved``, the real path of ``written``; a :class:`ToolError` when it is a
+        credential file, as :meth:`is_credential` judges: by either name first (a refusal needs no
+        ``stat``, which could fail), then by inode."""
+        if is_credential_path(written) or is_credential_path(resolved):
+            raise ToolError(f"{path} {CREDENTIAL_REFUSAL}")
+        info = await self.files.stat(resolved)
+        if info is not None and await self._credential_files().is_linked_credential(info):
+            raise ToolError(f"{path} {CREDENTIAL_REFUSAL}")
+        return info
 
-        Judged as written, with symlinks resolved (``/proc`` and ``/dev`` paths included), and by inode:
-        a file with other hard links is one when it is the same file as a known credential file.
-        ``resolved``: ``path``'s real path, just read by the caller (None: read here). ``info``: the
-        ``stat`` of the real path the caller holds the file to, so the file judged is the file used.
-        """
+    def _credential_files(self) -> CredentialFiles:
         if self._credentials is None:
             home = self.home if self.home.startswith("/") else None
             self._credentials = CredentialFiles(
                 self.files, workspace=self.workspace, home=home, data_dir=self.data_dir
             )
+        return self._credentials
+
+    async def is_credential(self, path: str, *, info: FileInfo | None = None) -> bool:
+        """Whether ``path`` (relative to the workspace) is a credential file, by what it is.
+
+        Judged as written, with symlinks resolved (``/proc`` and ``/dev`` paths included), and by inode:
+        a file with other hard links is one when it is the same file as a known credential file.
+        ``info``: the ``stat`` the caller holds the file to, so the file judged is the file used.
+        """
         written = join_in_workspace(self.workspace, path)
-        return await self._credentials.is_credential(written, resolved=resolved, info=info)
+        return await self._credential_files().is_credential(written, info=info)
 
     def command_env(self, extra: Mapping[str, str]) -> dict[str, str]:
         """The environment commands run with (``env``, or the process's own where it is empty),
@@ -274,10 +280,8 @@ class ToolContext:
     async def is_known_credential(self, info: FileInfo) -> bool:
         """Whether a file met in a scan (stat'ed through symlinks) is a known credential file by
         inode, or a second name of one: for checking many files without a look-up each."""
-        if self._credentials is None:
-            await self.is_credential(self.workspace)
-        assert self._credentials is not None
-        return await self._credentials.is_known(info) or await self._credentials.is_linked_credential(info)
+        credentials = self._credential_files()
+        return await credentials.is_known(info) or await credentials.is_linked_credential(info)
 
     @property
     def project(self) -> str:
