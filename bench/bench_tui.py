@@ -13,7 +13,8 @@ with a baseline measured in the same run:
   DECRQM for synchronized output (mode 2026), against Textual's own frames written as they are
   (``CIRCLE_SCREEN_DIFF=0``);
 - key latency: from a key written to the pty until the screen shows it, while idle (the baseline),
-  while that answer streams, and during the first message with the anthropic protocol (the SDK loads);
+  while that answer streams, during the first message with the anthropic protocol (the SDK loads),
+  and while Circle starts (from "Starting Circle…" until the footer: its modules load meanwhile);
 - resume: ``circle --session ID`` of a stored 10,000-message session until its last message and
   the footer are on the screen, against a new session's ready time; and usable (``--only resume``):
   until keys typed at the first frame show in the input box too, against a new session's; and the
@@ -196,6 +197,19 @@ def first_anthropic(env: dict[str, str], work: Path) -> dict[str, float]:
     return {"median": statistics.median(took), "max": max(took), "count": len(took)}
 
 
+def while_starting(env: dict[str, str], work: Path, runs: int) -> dict[str, float]:
+    """Keys typed from the first frame ("Starting Circle…") until the footer shows, ``runs`` starts."""
+    took: list[float] = []
+    for _ in range(runs):
+        term = PtyScreen([CIRCLE], env=env, cwd=work)
+        try:
+            term.until(lambda text: "Starting Circle" in text, what="the first frame")
+            took += keys(term, len(KEYS), until=lambda text: READY in text)
+        finally:
+            term.close()
+    return {"median": statistics.median(took), "max": max(took), "count": len(took)}
+
+
 def make_session(home: Path, work: Path, count: int) -> str:
     """A stored session of ``count`` messages (person and answer in turn) in ``work``; its id."""
     from circle.adapters.storage.sqlite_store import SqliteSessionStore
@@ -299,6 +313,7 @@ def main() -> None:
             }
             typed = stream(env, work, sync=True, typing=True)
             anthropic = first_anthropic(env, work)
+            starting = while_starting(env, work, max(3, args.runs))
             session = make_session(home, work, args.messages)
             last = (
                 f"answer {args.messages - 1}:" if args.messages % 2 == 0 else f"question {args.messages - 1}"
@@ -306,7 +321,8 @@ def main() -> None:
             resumes = [resume_time(env, work, session, last) for _ in range(max(1, args.runs // 2) + 1)][1:]
     finally:
         gateway.stop()
-    _report(paint, streams, typed, anthropic, resumes, kb=len(text.encode()) / 1024, messages=args.messages)
+    kb = len(text.encode()) / 1024
+    _report(paint, streams, typed, anthropic, starting, resumes, kb=kb, messages=args.messages)
 
 
 def _resume_only(runs: int, env: dict[str, str], work: Path, *, messages: int, home: Path) -> None:
@@ -417,6 +433,7 @@ def _report(
     streams: dict[str, dict[str, float]],
     typed: dict[str, float],
     anthropic: dict[str, float],
+    starting: dict[str, float],
     resumes: list[tuple[float, float]],
     *,
     kb: float,
@@ -452,6 +469,13 @@ def _report(
         typed["idle"] * 1000,
         "ms",
         f"(max {anthropic['max'] * 1000:.0f} ms over {anthropic['count']:.0f} keys)",
+    )
+    row(
+        "key latency while Circle starts (modules load)",
+        starting["median"] * 1000,
+        typed["idle"] * 1000,
+        "ms",
+        f"(max {starting['max'] * 1000:.0f} ms over {starting['count']:.0f} keys)",
     )
     took = statistics.median(r[0] for r in resumes)
     row(f"resume a {messages:,}-message session: usable", took, paint["ready"], "s", "(new session ready)")
