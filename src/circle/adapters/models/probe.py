@@ -36,17 +36,26 @@ def _protocol(url: str, anthropic: bool) -> tuple[Protocol, str]:
 
 
 class HttpEndpointProbe:
+    """Asks on the client the model requests use (:mod:`._http11`): httpx2's own transport made
+    its TLS settings and loaded anyio's backend on the event loop, 100 ms and more at every start
+    whose protocol is not configured, with "Starting Circle…" on the screen and keys waiting."""
+
     async def probe(self, base_url: str, api_key: str | None, *, timeout_s: float) -> ProbeResult:
+        from ._sdk import loaded
+
+        await loaded("httpx2", "circle.adapters.models._http11")  # on a thread: 40 ms of imports
         import httpx2
+
+        from ._http11 import http11_client
 
         headers = {"anthropic-version": ANTHROPIC_VERSION, "accept": "application/json"}
         if api_key:
             headers |= {"authorization": f"Bearer {api_key}", "x-api-key": api_key}
         tried: list[str] = []
-        async with httpx2.AsyncClient(timeout=timeout_s, headers=headers) as client:
+        async with http11_client(timeout=timeout_s) as client:
             for url in candidates(base_url):
                 try:
-                    response = await client.get(f"{url}/models")
+                    response = await client.get(f"{url}/models", headers=headers)
                 except httpx2.HTTPError as exc:
                     raise ModelConnectionError(f"cannot reach {url}: {exc or type(exc).__name__}") from exc
                 tried.append(f"{url}/models ({response.status_code})")

@@ -246,6 +246,7 @@ class CircleApp(App[int]):
                 await self.backend.trust()
             trusted = True
         built = await self.backend.build(person=self.desk, asker=self.desk, trusted=trusted)
+        await asyncio.sleep(0)  # between the steps of putting the screen up, keys typed meanwhile show
         runtime = built.runtime
         self.previews.files = runtime.ports.files
         self.previews.workspace = runtime.options.workspace
@@ -253,6 +254,7 @@ class CircleApp(App[int]):
         runtime.events.subscribe(self.previews)
         self.previews.tell = self.sink.emit  # a card's diff reaches its row, after the call's start
         session = await self._open(runtime)
+        await asyncio.sleep(0)
         host = Host(
             runtime=runtime, session=session, policy=built.policy, backend=self.backend, trusted=trusted
         )
@@ -263,6 +265,7 @@ class CircleApp(App[int]):
         screen.composer.cursor_blink = self.cursor_blink
         screen.conversation.differ = self.previews.diff
         self.sink.screen = screen
+        await asyncio.sleep(0)
         await self.push_screen(screen)
         await asyncio.sleep(0)
         self.host = host  # ready: the session screen is up
