@@ -7,6 +7,9 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
+from circle.adapters.storage import _wal_sync
 from circle.adapters.storage._database import Database, open_connection
 from circle.adapters.storage._wal_sync import sync_file
 
@@ -69,6 +72,24 @@ def test_commits_made_while_a_sync_runs_are_covered_by_one_more_sync(tmp_path: P
     time.sleep(0.05)
     assert len(sync.calls) == 2  # one sync for the three commits, started after the last of them
     assert sync.started_at[1] >= committed
+    db.close()
+
+
+def test_the_commits_right_behind_one_are_synced_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool round commits three times within about 3 ms: one sync, not three."""
+    monkeypatch.setattr(_wal_sync, "GATHER_S", 0.3)  # wide enough for a loaded machine
+    sync = BlockingSync()
+    sync.release.set()
+    db = Database(tmp_path / "circle.sqlite", sync=sync)
+    asked = time.monotonic()
+    for value in (1, 2, 3):
+        _insert(db, value)
+    wait_for(lambda: len(sync.calls) == 1)
+    time.sleep(0.4)
+    assert len(sync.calls) == 1
+    assert sync.started_at[0] - asked >= 0.3
     db.close()
 
 

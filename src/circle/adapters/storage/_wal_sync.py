@@ -5,8 +5,10 @@ The store runs SQLite in WAL mode with ``synchronous=NORMAL``: a commit is writt
 file is never left inconsistent, whatever stops. What NORMAL alone leaves open is an OS crash
 or power cut rolling back the commits since the WAL was last synced (at a checkpoint). A
 :class:`WalSyncer` closes most of that: each commit asks it to ``fdatasync`` the WAL, which it
-does on its own thread, so a commit costs the caller a write, not a wait for the disk (1 ms on
-a quiet disk, hundreds on a busy one). Commits made while a sync runs are covered by one more.
+does on its own thread :data:`GATHER_S` after the commit that asked (the commits in between are
+synced with it: one sync a tool round, where there were three), so a commit costs the caller a
+write, not a wait for the disk (1 ms on a quiet disk, hundreds on a busy one). Commits made
+while a sync runs are covered by one more.
 
 Durability by ``synchronous`` level, in WAL mode (README, "Reliability"):
 
@@ -14,7 +16,7 @@ Durability by ``synchronous`` level, in WAL mode (README, "Reliability"):
   commits and may corrupt the file.
 - NORMAL: the same for a process crash; an OS crash or power cut can roll back the commits
   since the last WAL sync, and the file stays whole. With the syncer: those of the last
-  moments only (the sync under way).
+  moments only (the last few milliseconds and the sync under way).
 - FULL and EXTRA: every commit is synced before COMMIT returns, so it survives an OS crash
   or power cut too (where the disk honours flushes), at one disk wait per commit.
 """
@@ -24,10 +26,14 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 Sync = Callable[[Path], None]
+GATHER_S = 0.004
+"""How long a sync waits after the commit that asked for it, so that the commits of one tool round
+(the answer, the call's start, its result: about 3 ms) share one sync instead of three."""
 _fdatasync: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
 
 
@@ -77,6 +83,7 @@ class WalSyncer:
     def _run(self) -> None:
         while True:
             self._wanted.wait()
+            time.sleep(GATHER_S)  # the commits right behind this one are synced with it
             self._wanted.clear()  # a commit from now on asks again, and gets a sync after this one
             self._sync(self.wal)
 
