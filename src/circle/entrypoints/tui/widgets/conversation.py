@@ -370,6 +370,20 @@ class ConversationView(HeldView):
         self.mount_all(rows, before=top)
         self._after_frame()
 
+    def goes_in_later(self, row: Widget) -> bool:
+        """``row`` is one of the stored tail's rows still to be drawn above the ones shown."""
+        return any(waiting is row for rows in self._slices for waiting in rows)
+
+    def slot_in(self, row: Widget, *, before: Widget) -> bool:
+        """``row`` goes in with the slice that holds ``before``, right above it (True), when
+        ``before`` is still to be drawn: mounted now, it would stand below that slice's rows."""
+        for rows in self._slices:
+            for at, waiting in enumerate(rows):
+                if waiting is before:
+                    rows.insert(at, row)
+                    return True
+        return False
+
     async def redraw(self, messages: list[Message], *, unread: int = 0, line: Notice | None = None) -> None:
         """Draw ``messages`` instead of the rows shown (after /undo, /redo, /tree, /new), at the
         end from the first frame: the old rows go and the new tail comes in one batch, anchored

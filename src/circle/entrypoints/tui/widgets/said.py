@@ -10,12 +10,15 @@ after it are gone: the turns taken back), and above the line the command said (`
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from textual.widget import Widget
 
 from circle.entrypoints.tui.widgets.earlier import Earlier
 from circle.entrypoints.tui.widgets.rows import Notice
+
+if TYPE_CHECKING:
+    from circle.entrypoints.tui.widgets.conversation import ConversationView
 
 
 @runtime_checkable
@@ -42,9 +45,13 @@ def said_rows(view: Widget, *, session: str) -> list[tuple[int, Said]]:
     ]
 
 
-def put_back(view: Widget, said: list[tuple[int, Said]], *, start: int, drawn: list[list[Widget]]) -> None:
+def put_back(
+    view: ConversationView, said: list[tuple[int, Said]], *, start: int, drawn: list[list[Widget]]
+) -> None:
     """Draw again the ``said`` rows the redraw took away, each where it was: ``drawn`` are the
-    rows of the session's messages from message ``start`` on, as the redraw drew them."""
+    rows of the session's messages from message ``start`` on, as the redraw drew them. A row that
+    goes above a row of the tail still to be drawn (a slice above the rows on screen) goes in with
+    that row's slice: mounted now, above the first row on screen, the slices went in above it."""
     mapped = {id(row) for rows in drawn for row in rows}
     placed: list[tuple[Widget, Widget | None]] = []  # each row again, above what (None: the end)
     for after, row in said:
@@ -55,6 +62,8 @@ def put_back(view: Widget, said: list[tuple[int, Said]], *, start: int, drawn: l
         again.after, again.session = after, row.session
         placed.append((again, _before(view, after, start=start, drawn=drawn, mapped=mapped)))
     for index, (again, before) in enumerate(placed):
+        if before is not None and view.slot_in(again, before=before):
+            continue
         if index and placed[index - 1][1] is before:  # under the one put back above the same row
             view.mount(again, after=placed[index - 1][0])
         elif before is None:
@@ -64,19 +73,17 @@ def put_back(view: Widget, said: list[tuple[int, Said]], *, start: int, drawn: l
 
 
 def _before(
-    view: Widget, after: int, *, start: int, drawn: list[list[Widget]], mapped: set[int]
+    view: ConversationView, after: int, *, start: int, drawn: list[list[Widget]], mapped: set[int]
 ) -> Widget | None:
-    """The row ``after`` messages go above: the first shown of the messages after them; else the
-    line said at the end (a notice that draws no message); None: the end."""
+    """The row ``after`` messages go above: the first of the messages after them (shown or still
+    to be drawn above the rows shown), under the earlier messages not drawn yet (above them when
+    ``after`` is 0); else the line said at the end (a notice that draws no message); None: the end."""
     children = list(view.children)
-    if after <= 0 and children:
-        return children[0]
-    if after <= start:  # above the rows drawn: under the earlier messages not drawn yet
-        earlier = next((row for row in children if isinstance(row, Earlier)), None)
-        index = children.index(earlier) + 1 if earlier is not None else 0
-        return children[index] if index < len(children) else None
-    for rows in drawn[after - start :]:
-        shown = next((row for row in rows if row.parent is view), None)
+    earlier = next((row for row in children if isinstance(row, Earlier)), None)
+    if after <= 0 and earlier is not None:
+        return earlier
+    for rows in drawn[max(0, after - start) :]:
+        shown = next((row for row in rows if row.parent is view or view.goes_in_later(row)), None)
         if shown is not None:
             return shown
     trailing = None
