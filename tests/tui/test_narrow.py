@@ -7,10 +7,11 @@ from collections.abc import Callable
 
 import pytest
 
+from circle.domain.catalog import ModelInfo
 from circle.entrypoints.tui import _format
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.conversation import TurnLine
-from circle.testing import Call, answer
+from circle.testing import Call, InMemoryCatalog, answer
 
 from .conftest import FakeBackend, card_ready, main_screen, screen_lines, send, texts, until
 
@@ -42,6 +43,47 @@ async def test_a_long_model_name_gives_way_so_the_footer_keeps_context_tokens_co
         assert shown and shown[-1].rstrip().endswith("accept-edits")
         await pilot.resize_terminal(140, 45)
         await until(pilot, lambda: str(screen.footer.content).startswith(LONG))
+
+
+async def test_at_50_columns_an_unpriced_models_footer_shows_the_mode_whole(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.catalog = InMemoryCatalog([ModelInfo(id="scripted", provider="p", context_window=100_000)])
+    backend.model.add(answer("one"))
+    app = make_app()
+    async with app.run_test(size=(50, 16)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await pilot.press("shift+tab")
+        await until(pilot, lambda: "accept-ed" in str(screen.footer.content))
+        await send(pilot, screen, "first")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        footer = str(screen.footer.content)
+        assert footer.endswith(" · accept-edits") and "…" not in footer
+        assert footer == "ctx 0.0% · 15 tok · $? · accept-edits"
+        shown = [line for line in screen_lines(app) if "accept-edits" in line]
+        assert shown and shown[-1].rstrip().endswith("accept-edits")
+
+
+def test_the_footer_drops_cost_tokens_and_context_before_it_cuts_the_mode() -> None:
+    def line(width: int, amount: float | None = None) -> str:
+        return _format.footer_line(
+            model="scripted",
+            thinking=None,
+            context_pct=0.0,
+            session_tokens=105,
+            session_cost=amount,
+            mode="accept-edits",
+            width=width,
+        )
+
+    assert line(61) == "scripted · ctx 0.0% · 105 tok · cost unknown · accept-edits"
+    assert line(46) == "ctx 0.0% · 105 tok · $? · accept-edits"
+    assert line(46, 0.02) == "ctx 0.0% · 105 tok · $0.02 · accept-edits"
+    assert line(36) == "ctx 0.0% · 105 tok · accept-edits"
+    assert line(30) == "ctx 0.0% · accept-edits"
+    assert line(12) == "accept-edits"
+    assert line(10) == "accept-ed…"
 
 
 def test_the_footer_cuts_the_model_name_in_the_middle_before_anything_else() -> None:

@@ -73,7 +73,8 @@ def footer_line(
 ) -> str:
     """``model · thinking high · context 42% · 12k tokens · $1.50 · plan mode``, within ``width``
     columns: the model's name gives way first (its provider, then its middle), then the labels get
-    shorter and the thinking level goes, so context, tokens, cost and the mode stay."""
+    shorter and the thinking level goes, then the model's name; then an unknown cost is said
+    ``$?`` and the cost, the tokens and the context go in turn, so the mode shows whole."""
     if context_pct is None:
         context = "–"
     else:
@@ -95,8 +96,17 @@ def footer_line(
             return f"{name} · {tail}"
         if least and room >= least:
             return f"{middle_cut(name, room)} · {tail}"
-    tail = " · ".join([*short[1:], spent, *moded])
-    return tail if width is None or len(tail) <= width else tail[: max(width - 1, 0)] + "…"
+    # Without the model: an unknown cost says "$?", then the cost, the tokens and the context go.
+    # The mode is never cut while it fits on its own: it says what a tool call will do.
+    spent = "$?" if session_cost is None else spent
+    tails = [" · ".join([*rest, *moded]) for rest in ([*short[1:], spent], short[1:], short[1:2], [])]
+    if width is None:
+        return tails[0]
+    for tail in tails:
+        if tail and len(tail) <= width:
+            return tail
+    last = tails[-1] or tails[-2]
+    return last[: max(width - 1, 0)] + "…"
 
 
 def middle_cut(text: str, width: int) -> str:
