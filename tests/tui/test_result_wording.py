@@ -74,3 +74,28 @@ async def test_a_rows_result_is_worded_for_the_person_and_the_model_keeps_its_te
         assert told in results[0].text
         again = [row for row in await resumed(app, pilot) if row.startswith("tool ")]
         assert again == live
+
+
+async def test_a_command_started_in_the_background_is_worded_for_the_person(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.mode = "auto"
+    backend.processes = FakeProcessRunner({"npm run dev": Hang("working…\n")}, files=backend.files)
+    backend.model.add(
+        answer("", Call("execute", {"command": "npm run dev", "background": True})), answer("It runs on.")
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "go")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await pilot.pause(0.1)
+        live = [row for row in drawn(app) if row.startswith("tool ")]
+        assert len(live) == 1 and "started in the background as job-1 · /jobs shows it" in live[0], live
+        assert "list_jobs" not in live[0] and "output:" not in live[0]
+        stored = [c.message for c in backend.store.stored.values()]
+        results = [p for m in stored for p in m.parts if isinstance(p, ToolResultPart)]
+        assert "Started job-1 (output: " in results[0].text and "stop_job stops it" in results[0].text
+        again = [row for row in await resumed(app, pilot) if row.startswith("tool ")]
+        assert again == live

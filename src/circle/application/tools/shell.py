@@ -81,7 +81,8 @@ async def _execute(args: ExecuteArgs, ctx: ToolContext) -> ToolOutput:
         job = await ctx.jobs.start(args.command, cwd=ctx.workspace, env=env or None)
         return ToolOutput(
             f"Started {job.id} (output: {job.output_path}); you will be told when it ends. "
-            "list_jobs shows it, stop_job stops it."
+            "list_jobs shows it, stop_job stops it.",
+            shown=f"started in the background as {job.id} · /jobs shows it",
         )
     places = watched(ctx.workspace, data_dir=ctx.data_dir, home=None if ctx.home in ("", "~") else ctx.home)
     guard = (
