@@ -136,7 +136,7 @@ async def test_after_esc_cut_thinking_is_no_longer_thinking(
         await pilot.press("escape")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         title = str(screen.conversation.query_one(Thinking).title)
-        assert title.startswith("Thought (3 words)"), title
+        assert title == "Thought (3 words, cut)", title
 
 
 async def test_a_resumed_sessions_write_file_row_shows_the_diff_it_showed_when_it_ran(

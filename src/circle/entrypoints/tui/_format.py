@@ -53,11 +53,15 @@ def turn_line(
     aborted: bool = False,
     error: str | None = None,
     incomplete: bool = False,
+    guessed: int = 0,
 ) -> str:
-    """The line under a finished turn: ``✓ 3.2s · 1.2k tokens · $0.012``."""
+    """The line under a finished turn: ``✓ 3.2s · 1.2k tokens · $0.012``; ``guessed`` tokens the
+    endpoint never counted (a stream stopped before its usage came) are added, and the count is
+    marked an estimate: ``⏹ 3.1s · ~89 tokens · cost unknown · cancelled``."""
     mark = "✗" if error else "⏹" if aborted else "!" if incomplete else "✓"
     said = " · cancelled" if aborted else " · incomplete" if incomplete else ""
-    return f"{mark} {duration(seconds)} · {tokens(usage.total)} tokens · {cost(amount)}{said}"
+    count = ("~" if guessed else "") + tokens(usage.total + guessed)
+    return f"{mark} {duration(seconds)} · {count} tokens · {cost(amount)}{said}"
 
 
 def footer_line(

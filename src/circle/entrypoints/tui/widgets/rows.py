@@ -83,6 +83,8 @@ class Thinking(Collapsible):
         self.body = Static(Text(escape_for_display(text), style="italic"), classes="thinking-text")
         self.text = text
         self.done = False
+        self.was_cut = False
+        """The answer stopped (esc, an error, its length) while this thinking still streamed."""
         super().__init__(self.body, title="Thinking…", collapsed=True, classes="thinking")
 
     def add(self, delta: str) -> None:
@@ -93,7 +95,15 @@ class Thinking(Collapsible):
 
     def finish(self) -> None:
         self.done = True
-        self.title = f"Thought ({len(self.text.split())} words)"
+        cut = ", cut" if self.was_cut else ""
+        self.title = f"Thought ({len(self.text.split())} words{cut})"
+
+    def cut(self) -> None:
+        """The answer stopped: thinking that had not given way to the answer says it was cut,
+        folded or open as it was."""
+        if not self.done:
+            self.was_cut = True
+            self.finish()
 
 
 __all__ = ["DRAWS_PER_S", "Answer", "Notice", "Thinking", "TurnLine"]
