@@ -77,7 +77,8 @@ class ConversationView(HeldView):
 
     It follows its end (anchored): rows added, rows that grow later (a streamed answer, a tool's
     output), a resize. Scrolling up lets go; scrolling back to the end, or :meth:`follow`, follows
-    again. While let go, output arriving below posts :class:`UnseenChanged`.
+    again. Let go above the end (a scroll up, tab to a row above), or with output arriving
+    below, it posts :class:`UnseenChanged`: the marker says the end is below.
     """
 
     class UnseenChanged(ui.Message):
@@ -130,6 +131,8 @@ class ConversationView(HeldView):
         super().watch_scroll_y(old_value, new_value)
         if self.unseen and self.following:
             self._set_unseen(False)
+        elif not self.following and new_value < self.max_scroll_y:  # let go above the end: by a
+            self._set_unseen(True)  # scroll, or tab to a row above (the marker says where it is)
         self.held_scrolled(new_value)
         if new_value <= 0 and self.earlier is not None:
             self._draw_earlier()
