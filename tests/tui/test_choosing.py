@@ -35,6 +35,12 @@ async def picker_lines(app: CircleApp) -> list[str]:
     return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
 
 
+def picker_filled(app: CircleApp) -> bool:
+    """The picker is up with its options in it (they are added as it mounts, a moment after)."""
+    screen = app.screen
+    return isinstance(screen, PickerScreen) and any(o.option_count for o in screen.query(OptionList))
+
+
 async def test_the_resume_flag_picker_shows_when_each_session_was_used(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
@@ -44,7 +50,7 @@ async def test_the_resume_flag_picker_shows_when_each_session_was_used(
     await backend.store.append("earlier", Message.user("start the earlier work"))  # offered: it has one
     app = make_app(resume=True)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await until(pilot, lambda: picker_filled(app))
         lines = await picker_lines(app)
         assert lines and lines[0].startswith("2h ago") and "the earlier work" in lines[0]
         await pilot.press("enter")
