@@ -174,3 +174,22 @@ async def test_the_plan_exit_row_is_titled_by_the_plans_first_line_not_the_plan(
         await until(pilot, lambda: bool(screen.conversation.query(ToolRow)))
         title = str(screen.conversation.query_one(ToolRow).header.content)
         assert title[2:] == "plan_exit  Rename x to y  (+3 more lines)", title
+
+
+async def test_a_write_todos_row_marks_its_items_as_the_todo_box_does(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    todos = [
+        {"content": "first thing", "status": "in_progress"},
+        {"content": "second", "status": "pending"},
+        {"content": "third", "status": "completed"},
+    ]
+    backend.model.add(answer("", Call("write_todos", {"todos": todos})), answer("ok"))
+    app = make_app()
+    async with app.run_test(size=(50, 16)) as pilot:
+        await _turn(app, pilot, "plan")
+        body = str(main_screen(app).conversation.query_one(ToolRow).body.content)
+        assert "◐ first thing\n☐ second\n☑ third" in body, body
+        assert "[>]" not in body and "[ ]" not in body
+        stored = [p for c in backend.store.stored.values() for p in c.message.parts]
+        assert any("[>] first thing" in str(getattr(p, "text", "")) for p in stored)

@@ -15,8 +15,10 @@ from textual.widgets import Static
 
 from circle.domain.display import command_lines, escape_for_display, more_lines
 from circle.domain.messages import ToolResultPart, was_interrupted
+from circle.domain.todos import MARKS, WRITE_TODOS
 from circle.entrypoints.tui._format import clip, edit_preview, more_shown, tool_title
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
+from circle.entrypoints.tui.widgets.status import TODO_MARKS
 
 OUTPUT_LINES = 12
 DIFF_LINES = 40
@@ -190,6 +192,8 @@ class ToolRow(Vertical, can_focus=True):
             self.body.update(self._hinted(body))
             return
         output, status = split_status(result.strip()) if self.tool_name == "execute" else (result, None)
+        if self.tool_name == WRITE_TODOS and not is_error:
+            output = todo_marks(output)
         whole = escape_for_display(output.strip())
         shown, more = (whole, 0) if self.expanded else clip(whole, OUTPUT_LINES)
         self.folds = self.expanded or more > 0
@@ -206,6 +210,14 @@ class ToolRow(Vertical, can_focus=True):
         if self.folds:
             text.append(f"\n[{FOLD if self.expanded else UNFOLD}]", style="dim italic")
         return text
+
+
+_PERSON_MARKS = {f"{mark} ": f"{TODO_MARKS[status]} " for status, mark in MARKS.items()}
+
+
+def todo_marks(result: str) -> str:
+    """A write_todos result with the todo box's marks (``◐ first``) where the model reads ``[>] first``."""
+    return "\n".join(_PERSON_MARKS.get(line[:4], line[:4]) + line[4:] for line in result.splitlines())
 
 
 __all__ = ["DIFF_LINES", "FILE_TOOLS", "LIVE_LINES", "OUTPUT_LINES", "ToolRow", "command_text", "diff_text"]
