@@ -19,7 +19,6 @@ from textual.widgets import Input, Static, TextArea
 
 from circle.application.events import (
     ErrorReported,
-    MessageEnded,
     MessageStarted,
     MessageUpdated,
     SubagentEvent,
@@ -29,7 +28,6 @@ from circle.application.events import (
     TurnStarted,
 )
 from circle.domain.errors import CircleError
-from circle.domain.messages import StopReason
 from circle.domain.todos import parse_todos
 from circle.entrypoints.tui import _format, _slash
 from circle.entrypoints.tui._desk import Desk
@@ -58,18 +56,6 @@ BURST_GAP_S = 0.4
 """Seconds at most between two keys of one run of typing. A run begun in the input box, or before
 a card was ready for keys, stays the box's while it lasts: the enter that ends its words would
 answer a card nobody has read yet."""
-_CUT_SHORT = frozenset(
-    {StopReason.ABORTED, StopReason.ERROR, StopReason.MAX_TOKENS, StopReason.INCOMPLETE, StopReason.FILTERED}
-)
-"""The ends of an answer that cut short whatever still streamed."""
-
-
-def _cuts_thinking(event: object) -> bool:
-    """An answer ended short (stopped, failed, too long) or the turn ended: thinking that still
-    streamed then was cut."""
-    if isinstance(event, MessageEnded):
-        return event.message.role == "assistant" and event.message.stop_reason in _CUT_SHORT
-    return isinstance(event, TurnEnded)
 
 
 class AgentEventArrived(Message):
@@ -175,8 +161,6 @@ class MainScreen(ViewKeys):
 
     def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
         event = message.event
-        if _cuts_thinking(event) and self.conversation.thinking is not None:
-            self.conversation.thinking.cut()  # said on the block before the view ends it
         self.conversation.apply(event)
         person = isinstance(event, MessageStarted) and event.role == "user"
         session = self.host.session

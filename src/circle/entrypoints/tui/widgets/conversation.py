@@ -65,6 +65,10 @@ STEERED = "↳ the model reads this before its next step"
 """The hint right under a message steered into the running turn."""
 
 _SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
+_CUT_SHORT = frozenset(
+    {StopReason.ABORTED, StopReason.ERROR, StopReason.MAX_TOKENS, StopReason.INCOMPLETE, StopReason.FILTERED}
+)
+"""The ends of an answer that cut short whatever still streamed (its thinking says it was cut)."""
 """A streamed answer cut by these is told by the error line or the turn's end, not again here."""
 
 
@@ -252,7 +256,7 @@ class ConversationView(HeldView):
         for row in self.tools.values():
             row.stop()
         if self.thinking is not None:
-            self.thinking.finish()
+            self.thinking.cut()
         self.answer = self.thinking = None
 
     def _tool_ended(self, event: ToolExecutionEnded) -> None:
@@ -288,7 +292,9 @@ class ConversationView(HeldView):
     def _ended(self, message: Message) -> None:
         if message.role != "assistant":
             return
-        if self.thinking is not None:
+        if self.thinking is not None and message.stop_reason in _CUT_SHORT:
+            self.thinking.cut()
+        elif self.thinking is not None:
             self.thinking.finish()
         if self.answer is not None:
             self.answer.finish(message.text)
