@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
+from textual.widgets.collapsible import CollapsibleTitle
 
 from circle.domain.display import escape_for_display
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
@@ -76,8 +77,16 @@ class Answer(ChatMarkdown):
             self.show(self.text, growing=self._timer is not None)
 
 
+class _Title(CollapsibleTitle):
+    """A thinking block's title: a click opens or folds the block and the cursor stays where it
+    was (the input box, as a rule), so enter, ctrl+u and the arrows still act on the box; tab
+    reaches it for enter."""
+
+    FOCUS_ON_CLICK = False
+
+
 class Thinking(Collapsible):
-    """Thinking, folded: a click (or enter) opens it."""
+    """Thinking, folded: a click (or enter once tab has reached its title) opens it."""
 
     def __init__(self, text: str = "") -> None:
         self.body = Static(Text(escape_for_display(text), style="italic"), classes="thinking-text")
@@ -86,6 +95,7 @@ class Thinking(Collapsible):
         self.was_cut = False
         """The answer stopped (esc, an error, its length) while this thinking still streamed."""
         super().__init__(self.body, title="Thinking…", collapsed=True, classes="thinking")
+        self._title = _Title(label="Thinking…", collapsed_symbol="▶", expanded_symbol="▼", collapsed=True)
 
     def add(self, delta: str) -> None:
         self.text += delta
