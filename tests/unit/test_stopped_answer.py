@@ -106,23 +106,27 @@ async def test_text_and_the_thinking_before_it_are_kept_a_begun_tool_call_is_dro
     assert stored[0].tool_calls == ()
 
 
-async def test_thinking_cut_short_after_the_text_is_dropped() -> None:
+async def test_thinking_cut_short_after_the_text_is_kept_unsigned() -> None:
     h = Harness(model=StallsAfter())
-    events = [TextDelta(text="First this."), ThinkingDelta(text="and now I wonder wheth")]
+    events = [TextDelta(text="First this."), ThinkingDelta(text="and now I wonder wheth", signature="s")]
     session_id = (await _stopped(h, events)).session_id
     stored = _answers([cp.message for cp in await h.store.history(session_id)])
-    assert [m.parts for m in stored] == [(TextPart(text="First this."),)]
+    assert [m.parts for m in stored] == [
+        (TextPart(text="First this."), ThinkingPart(text="and now I wonder wheth"))
+    ]
 
 
-async def test_nothing_is_stored_when_the_stop_comes_before_any_text() -> None:
+async def test_thinking_alone_is_stored_when_the_stop_comes_before_any_text() -> None:
     h = Harness(model=StallsAfter())
     session_id = (await _stopped(h, [ThinkingDelta(text="hmm"), TextDelta(text="  ")])).session_id
     stored = [cp.message for cp in await h.store.history(session_id)]
-    assert [m.role for m in stored] == ["user"]
+    assert [m.role for m in stored] == ["user", "assistant"]
+    assert stored[1].parts == (ThinkingPart(text="hmm"),)
+    assert stored[1].stop_reason is StopReason.ABORTED
     ended = [
         e for e in h.sink.of(MessageEnded) if isinstance(e, MessageEnded) and e.message.role == "assistant"
     ]
-    assert len(ended) == 1 and ended[0].checkpoint_id is None
+    assert len(ended) == 1 and ended[0].checkpoint_id is not None
 
 
 def test_every_protocol_sends_a_stopped_answer_as_the_assistants_text() -> None:

@@ -176,7 +176,7 @@ class AgentLoop:
         self._output_limit = info.max_output
         self._turn_start = 0
         self._turn_unstored = Usage()
-        self._stopped: Message | None = None  # the text of an answer stopped as it streamed
+        self._stopped: Message | None = None  # what an answer stopped as it streamed had said
         self._so_far: dict[str, str] = {}
         """The running calls' output so far by call id: a stopped call's result keeps it."""
         budget = RequestBudget.for_model(
@@ -206,8 +206,8 @@ class AgentLoop:
         """Run one turn for ``prompt`` (with the images and PDFs in ``media``, shown as ``shown``
         says), or for the job notices waiting when it is None.
 
-        Cancelling the task that runs it stops the turn at once: the text of an answer still
-        streaming is stored as an ``aborted`` answer, unanswered tool calls get an "interrupted"
+        Cancelling the task that runs it stops the turn at once: the text and thinking of an answer
+        still streaming are stored as an ``aborted`` answer, unanswered tool calls get an "interrupted"
         result, and the turn returns with ``aborted`` set instead of raising.
         """
         await conversation.load()  # a session opened by its tail: the model reads all of it
@@ -533,8 +533,8 @@ class AgentLoop:
         self._stopped = partial
 
     async def _record_interruption(self, conversation: Conversation) -> str:
-        """Store what a stop left: the answer's text shown so far (returned: the turn's answer),
-        results for unanswered calls (a running command's with its output so far)."""
+        """Store what a stop left: the answer's text and thinking shown so far (its text returned:
+        the turn's answer), results for unanswered calls (a running command's with its output so far)."""
         partial, self._stopped = self._stopped, None
         if partial is not None:
             await conversation.append(partial, self.events)

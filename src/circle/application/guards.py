@@ -8,11 +8,14 @@ The policies are in the domain (:mod:`~circle.domain.repetition`, :mod:`~circle.
   with a reminder (at most ``MAX_THINKING_RETRIES`` times); after that, or when the text repeats
   itself, the stream is closed and what came is kept, cut where the repetition began, as an
   incomplete answer with a note, so its tool calls do not run and the turn reports incomplete.
-- An answer stopped by the person while it streams keeps its text (and the finished thinking before
-  it): :func:`ask_model` hands it to ``stopped`` (stop reason ``aborted``) to be stored like any
-  answer; thinking cut short and tool calls it had begun are dropped, and nothing is kept when no
-  text came.
-- :func:`request_messages` adds a loop reminder to the next request only; it is never stored.
+- An answer stopped by the person while it streams keeps its text and its thinking:
+  :func:`ask_model` hands it to ``stopped`` (stop reason ``aborted``) to be stored like any answer,
+  so a resumed session draws what the live view showed. Thinking after the last text may be cut
+  short: it is kept unsigned (never sent back, see :func:`request_messages`); tool calls it had
+  begun never ran and are dropped; nothing is kept when neither text nor thinking came.
+- :func:`request_messages` adds a loop reminder to the next request only; it is never stored. It
+  leaves out answers that say nothing to the model (no text, no tool call: thinking cut by a stop),
+  which no protocol accepts as an assistant message.
 - :func:`check_call` mends a tool call or says why it cannot run; :func:`with_repair_note` tells
   the model what was mended, in one line before the tool's output.
 """
@@ -52,12 +55,24 @@ Kind = Literal["text", "thinking"]
 
 
 def request_messages(history: Sequence[Message]) -> tuple[Message, ...]:
-    """The messages of the next request: the history, and a loop reminder when one is due."""
-    reminder = loop_reminder(history)
+    """The messages of the next request: the history without the answers that say nothing to the
+    model (:func:`says_something`), and a loop reminder when one is due."""
+    sent = tuple([m for m in history if m.role != "assistant" or says_something(m)])
+    reminder = loop_reminder(sent)
     if reminder is None:
-        return tuple(history)
+        return sent
     log.info("loop guard: %s", reminder)
-    return (*history, Message.user(reminder))
+    return (*sent, Message.user(reminder))
+
+
+def says_something(answer: Message) -> bool:
+    """True when ``answer`` has text or a tool call: what an assistant message may be sent with.
+    Thinking alone (an answer stopped while the model thought) is the person's to see, not the
+    model's to read again: unsigned, no protocol takes it back, and an empty message is refused."""
+    return any(
+        isinstance(part, ToolCallPart) or (isinstance(part, TextPart) and part.text.strip())
+        for part in answer.parts
+    )
 
 
 async def ask_model(
@@ -75,9 +90,9 @@ async def ask_model(
         request: What to send.
         events: Where the answer's start, parts and end go.
         model_name: The name the answer is stored under.
-        stopped: Given the text already shown when the stream is cancelled, to store it (its
-            ``message_end`` then comes from the store); without it, or when no text came, the
-            stopped answer ends unstored.
+        stopped: Given the text and thinking already shown when the stream is cancelled, to
+            store it (its ``message_end`` then comes from the store); without it, or when neither
+            came, the stopped answer ends unstored.
     """
     dropped = Usage()
     attempt = request
@@ -134,10 +149,12 @@ async def _stream(
         _emit_changes(events, tracker.finish(), tracker, model_name)
     except asyncio.CancelledError:
         _emit_changes(events, tracker.finish(), tracker, model_name)
-        kept = _stopped_text(tracker.assembler.message(model=model_name))
+        kept = _stopped_answer(tracker.assembler.message(model=model_name))
         if kept is None or stopped is None:
             _close(events, tracker, model_name, StopReason.ABORTED, ABORTED_NOTE)
         else:
+            if request.thinking is not None:  # as a finished answer is (see ask_model)
+                kept = kept.model_copy(update={"thinking": request.thinking})
             stopped(kept)  # stored by the loop, which tells its end
         raise
     except Exception as exc:
@@ -190,21 +207,27 @@ def _close(events: EventSink, tracker: PartTracker, model_name: str, stop: StopR
     )
 
 
-def _stopped_text(partial: Message) -> Message | None:
-    """What an answer stopped mid-stream keeps: its text, with the thinking before that text; None
-    when no text came.
+def _stopped_answer(partial: Message) -> Message | None:
+    """What an answer stopped mid-stream keeps: its text and its thinking; None when neither came.
 
     A part ends when the next one starts, so thinking followed by text is whole (signed, where the
-    protocol signs it) and goes back as a finished answer's would; thinking after the last text may
-    be cut short, and tool calls never ran: neither is kept. An empty answer may not be sent back.
+    protocol signs it) and goes back as a finished answer's would. Thinking after the last text
+    may be cut short: it is kept for the person to see (a resumed session draws it as the live view
+    did, ``cut``) without its signature, so no protocol sends it back; redacted thinking there, with
+    nothing to show, is dropped. Tool calls never ran: they are dropped. Blank text is dropped.
     """
-    kept = [
+    kept: list[Part] = [
         part
         for part in partial.parts
-        if isinstance(part, ThinkingPart) or (isinstance(part, TextPart) and part.text.strip())
+        if (isinstance(part, ThinkingPart) and (part.text or part.redacted))
+        or (isinstance(part, TextPart) and part.text.strip())
     ]
-    while kept and not isinstance(kept[-1], TextPart):
-        kept.pop()
+    last_text = max((i for i, part in enumerate(kept) if isinstance(part, TextPart)), default=-1)
+    kept[last_text + 1 :] = [
+        part.model_copy(update={"signature": None})
+        for part in kept[last_text + 1 :]
+        if isinstance(part, ThinkingPart) and part.text
+    ]
     if not kept:
         return None
     update = {"parts": tuple(kept), "stop_reason": StopReason.ABORTED, "error": ABORTED_NOTE}
@@ -258,5 +281,6 @@ __all__ = [
     "ask_model",
     "check_call",
     "request_messages",
+    "says_something",
     "with_repair_note",
 ]

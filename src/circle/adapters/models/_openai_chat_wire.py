@@ -81,12 +81,15 @@ def _content_parts(parts: Iterable[Part]) -> list[Wire]:
 
 
 def message_to_wire(message: Message) -> list[Wire]:
-    """The wire messages of one message: a tool message gives one per result."""
+    """The wire messages of one message: a tool message gives one per result; an answer with no
+    text and no tool call (thinking alone, which this protocol never sends back) gives none."""
     if message.role == "assistant":
         calls = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
             for c in message.tool_calls
         ]
+        if not calls and not message.text.strip():
+            return []
         wire: Wire = {"role": "assistant", "content": message.text or (None if calls else "")}
         if calls:
             wire["tool_calls"] = calls

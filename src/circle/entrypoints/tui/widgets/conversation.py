@@ -36,6 +36,7 @@ from circle.domain.messages import Message, StopReason
 from circle.entrypoints.tui._format import compaction_line, tool_title
 from circle.entrypoints.tui._preview import PreviewShown
 from circle.entrypoints.tui.widgets.drawn import (
+    CUT_SHORT,
     Drawing,
     Drawn,
     OneAtATime,
@@ -65,10 +66,6 @@ STEERED = "↳ the model reads this before its next step"
 """The hint right under a message steered into the running turn."""
 
 _SAID_ELSEWHERE = (StopReason.ABORTED, StopReason.ERROR)
-_CUT_SHORT = frozenset(
-    {StopReason.ABORTED, StopReason.ERROR, StopReason.MAX_TOKENS, StopReason.INCOMPLETE, StopReason.FILTERED}
-)
-"""The ends of an answer that cut short whatever still streamed (its thinking says it was cut)."""
 """A streamed answer cut by these is told by the error line or the turn's end, not again here."""
 
 
@@ -292,7 +289,7 @@ class ConversationView(HeldView):
     def _ended(self, message: Message) -> None:
         if message.role != "assistant":
             return
-        if self.thinking is not None and message.stop_reason in _CUT_SHORT:
+        if self.thinking is not None and message.stop_reason in CUT_SHORT:
             self.thinking.cut()
         elif self.thinking is not None:
             self.thinking.finish()

@@ -183,6 +183,23 @@ def _after(children: Sequence[Widget], last: Widget, drawn: Drawn) -> list[Widge
 Row = Static | Vertical | Markdown | Collapsible
 """A row of the conversation."""
 
+CUT_SHORT = frozenset(
+    {StopReason.ABORTED, StopReason.ERROR, StopReason.MAX_TOKENS, StopReason.INCOMPLETE, StopReason.FILTERED}
+)
+"""The ends of an answer that cut short whatever still streamed (its thinking says it was cut)."""
+
+
+def _said_until(message: Message) -> int:
+    """The index of ``message``'s last part that ended its thinking (text or a tool call); -1."""
+    return max(
+        (
+            at
+            for at, part in enumerate(message.parts)
+            if isinstance(part, ToolCallPart) or (isinstance(part, TextPart) and part.text.strip())
+        ),
+        default=-1,
+    )
+
 
 def stored_rows(messages: list[Message], *, tools: dict[str, ToolRow]) -> list[Row]:
     """The rows that draw stored ``messages``, not yet mounted; each call's row goes in ``tools``."""
@@ -192,10 +209,14 @@ def stored_rows(messages: list[Message], *, tools: dict[str, ToolRow]) -> list[R
         if message.role == "user":
             rows.extend(person_rows(message, live=False))
             continue
-        for part in message.parts:
+        cut_after = _said_until(message) if message.stop_reason in CUT_SHORT else len(message.parts)
+        for at, part in enumerate(message.parts):
             if isinstance(part, ThinkingPart) and part.text:
                 block = Thinking(part.text)
-                block.finish()
+                if at > cut_after:  # the answer stopped while this still streamed: as the live view
+                    block.cut()
+                else:
+                    block.finish()
                 add(block)
             elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
                 add(Answer.stored(part.text))
@@ -211,6 +232,7 @@ def stored_rows(messages: list[Message], *, tools: dict[str, ToolRow]) -> list[R
 
 
 __all__ = [
+    "CUT_SHORT",
     "Drawing",
     "Drawn",
     "InPlace",
