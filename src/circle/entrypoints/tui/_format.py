@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from pydantic import JsonValue
+from rich.cells import cell_len
+from rich.text import Text
 
 from circle.application.events import CompactionEnded
 from circle.domain import display
@@ -62,6 +64,46 @@ def turn_line(
     said = " · cancelled" if aborted else " · incomplete" if incomplete else ""
     count = ("~" if guessed else "") + tokens(usage.total + guessed)
     return f"{mark} {duration(seconds)} · {count} tokens · {cost(amount)}{said}"
+
+
+_UNKNOWN_COST = cost(None)
+
+
+def fit_turn_line(line: str, width: int) -> str:
+    """A :func:`turn_line` within ``width`` columns, on one line: an unknown cost goes first, then
+    ``tokens`` is said ``tok``, then a known cost, the token count and the time go in turn; the
+    mark and the state word (``cancelled``, ``incomplete``) stay. A line too long even so is cut
+    with ``…``."""
+    if cell_len(line) <= width:
+        return line
+    head, *parts = line.split(" · ")
+    mark, _, _ = head.partition(" ")
+    count = next((part for part in parts if part.endswith(" tokens")), None)
+    if count is None or parts.index(count) != 0 or len(parts) not in (2, 3):
+        return _cut(line, width)
+    spent, state = parts[1], parts[2:]
+    short = count.removesuffix(" tokens") + " tok"
+    known = [] if spent == _UNKNOWN_COST else [spent]
+    for shown in (
+        [head, count, *known, *state],
+        [head, short, *known, *state],
+        [head, short, *state],
+        [head, *state],
+        [mark, *state] if state else [head],
+    ):
+        fitted = " · ".join(shown)
+        if cell_len(fitted) <= width:
+            return fitted
+    return _cut(" ".join([mark, *state]) if state else head, width)
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` in ``width`` columns, ``…`` where it was cut."""
+    if cell_len(text) <= width:
+        return text
+    cut = Text(text)
+    cut.truncate(max(width, 1), overflow="ellipsis")
+    return cut.plain
 
 
 def footer_line(
@@ -260,6 +302,7 @@ __all__ = [
     "cost",
     "duration",
     "edit_preview",
+    "fit_turn_line",
     "footer_line",
     "middle_cut",
     "more_shown",

@@ -7,11 +7,13 @@ line and Circle's own notices.
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
 from circle.domain.display import escape_for_display
+from circle.entrypoints.tui._format import fit_turn_line
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 
 DRAWS_PER_S = 15
@@ -33,8 +35,17 @@ class Notice(Static):
 
 
 class TurnLine(Static):
+    """The line under a turn, kept on one line at any width: its least telling parts give way
+    (see :func:`~circle.entrypoints.tui._format.fit_turn_line`), and come back when there is room."""
+
     def __init__(self, text: str) -> None:
         super().__init__(Text(text), classes="turn-line")
+        self.text = text
+
+    def on_resize(self, event: events.Resize) -> None:
+        fitted = fit_turn_line(self.text, event.size.width) if event.size.width else self.text
+        if fitted != str(self.content):
+            self.update(Text(fitted))
 
 
 class Answer(ChatMarkdown):
