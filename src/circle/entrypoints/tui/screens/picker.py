@@ -20,6 +20,14 @@ class PickerScreen(ModalScreen[str | None]):
     id is ``current`` (the model or level in use) is highlighted first."""
 
     CSS_PATH = Path(__file__).with_name("picker.tcss")
+    DEFAULT_CSS = """
+    #picker-list {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+    """Each item keeps to its line, cut with ``…`` at the list's width, never wrapped back under
+    its start (drawn again at each width, so a wider terminal shows more)."""
 
     def __init__(
         self,

@@ -11,7 +11,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.widgets import Static
 
 from circle.application.context.system_prompt import instruction_files
@@ -23,6 +25,10 @@ from circle.entrypoints.tui._recent import session_label
 RECENT = 3
 """How many of the folder's latest sessions the welcome lists."""
 LABEL_WIDTH = 14
+MIN_ROOM = 12
+"""Columns beside the labels kept for their lines however narrow the view (they wrap beyond it)."""
+TITLE_ROOM = 24
+"""Columns a session's when and title keep before its message count gives way to them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +71,8 @@ class Welcome(Static):
         self.session: str | None = None
         """The session it welcomes (once :meth:`fill` has started)."""
         self.found: Found | None = None
+        self.columns: int | None = None
+        """The columns its lines are laid out in (None until it is first laid out)."""
         self.first = (
             f"Circle in {escape_for_display(workspace, newlines=False)}. Type a message and press enter; "
             "/help lists the commands, ctrl+c twice leaves."
@@ -90,23 +98,71 @@ class Welcome(Static):
 
     def show(self, found: Found) -> None:
         self.found = found
+        self.update(self._text())
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Lay the lines out again for the new width (cut or wrapped under their column)."""
+        if event.size.width and event.size.width != self.columns:
+            self.columns = event.size.width
+            if self.found is not None:
+                self.update(self._text())
+
+    def _text(self) -> Text:
+        """The first line, then each label with its lines in a column beside it: a session's line
+        cut with ``…`` to the width, a list wrapped under its column (never back under the label)."""
+        found = self.found
         text = Text(self.first)
-        rows: list[tuple[str, list[str]]] = []
+        if found is None:
+            return text
+        rows: list[tuple[str, list[str], bool]] = []
         if found.instructions_off:
-            rows.append(("Instructions", ["none read (--no-context-files)"]))
+            rows.append(("Instructions", ["none read (--no-context-files)"], False))
         elif found.instructions:
-            rows.append(("Instructions", [", ".join(found.instructions)]))
+            rows.append(("Instructions", [", ".join(found.instructions)], False))
         if found.skills:
-            rows.append(("Skills", [one_line(", ".join(found.skills), 200)]))
+            rows.append(("Skills", [one_line(", ".join(found.skills), 200)], False))
         if found.recent:
-            rows.append(("Recent", [*found.recent, "/resume picks one of them"]))
+            rows.append(("Recent", [*found.recent, "/resume picks one of them"], True))
         if rows:
             text.append("\n")
-        for label, lines in rows:
+        room = None if self.columns is None else max(self.columns - LABEL_WIDTH, MIN_ROOM)
+        for label, lines, cut in rows:
             for index, line in enumerate(lines):
-                text.append("\n" + (label if index == 0 else "").ljust(LABEL_WIDTH), style="bold")
-                text.append(line, style="dim" if line.startswith("/resume") else "")
-        self.update(text)
+                style = "dim" if line.startswith("/resume") else ""
+                for part, shown in enumerate(_laid_out(line, room, cut=cut)):
+                    head = label if index == 0 and part == 0 else ""
+                    text.append("\n" + head.ljust(LABEL_WIDTH), style="bold")
+                    text.append(shown, style=style)
+        return text
+
+
+def _laid_out(line: str, room: int | None, *, cut: bool) -> list[str]:
+    """``line`` within ``room`` columns (as it is when the width is not known yet): cut with ``…``
+    (a session's title before its count, the count left out when even that does not fit), or
+    wrapped at spaces into lines (a word longer than ``room`` cut)."""
+    if room is None or cell_len(line) <= room:
+        return [line]
+    if cut:  # a session's title gives way to its count while it keeps TITLE_ROOM, else the count goes
+        title, said, count = line.rpartition("  · ")
+        if not said:
+            return [_cut(line, room)]
+        if cell_len(said + count) + TITLE_ROOM <= room:
+            return [_cut(title, room - cell_len(said + count)) + said + count]
+        return [_cut(title, room)]
+    lines: list[str] = []
+    for word in line.split(" "):
+        joined = f"{lines[-1]} {word}" if lines else word
+        if lines and cell_len(joined) <= room:
+            lines[-1] = joined
+        else:
+            lines.append(_cut(word, room))
+    return lines
+
+
+def _cut(line: str, room: int) -> str:
+    text = Text(line)
+    text.truncate(room, overflow="ellipsis")
+    return text.plain
 
 
 __all__ = ["Found", "Welcome", "look_around"]
