@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from rich.cells import cell_len
 from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -15,9 +16,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from circle.entrypoints.tui._format import one_line
 from circle.entrypoints.tui._tree import TreeRow
 
 KEYS = "↑↓ move · enter continue from here · l label · esc close"
+MIN_SAID = 12
+"""Columns a row keeps for what its message says, however deep its guides or many its tags."""
+WHOLE = 10_000
 
 RowLoader = Callable[[], Awaitable[list[TreeRow]]]
 Labeller = Callable[[str, str], Awaitable[None]]
@@ -27,6 +32,13 @@ class TreeScreen(ModalScreen[str | None]):
     """Dismissed with the checkpoint picked (enter), or None (esc)."""
 
     CSS_PATH = Path(__file__).with_name("tree.tcss")
+    DEFAULT_CSS = """
+    #tree-list {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+    """A row too long for the list even with its text cut is cut with ``…``, never wrapped."""
 
     def __init__(self, title: str, *, load: RowLoader, label: Labeller) -> None:
         super().__init__()
@@ -56,11 +68,42 @@ class TreeScreen(ModalScreen[str | None]):
         if not self.rows:
             options.add_option(Option("The session has no messages yet.", disabled=True))
             return
-        width = max(20, self.app.size.width - 40)
-        options.add_options([Option(Content(row.line(width))) for row in self.rows])
+        room = self._room()
+        options.add_options([Option(Content(self._line(row, room))) for row in self.rows])
         wanted = keep or next((row.checkpoint_id for row in self.rows if row.here), None)
         ids = [row.checkpoint_id for row in self.rows]
         options.highlighted = ids.index(wanted) if wanted in ids else len(ids) - 1
+        self.call_after_refresh(self._recut)  # the list's own width is known once it is laid out
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._recut)
+
+    def _room(self) -> int:
+        """The columns the list's rows are cut to: its own width once laid out (else a guess
+        from the terminal's), less the gutter its cursor takes."""
+        options = self.query_one(OptionList)
+        width = (
+            options.scrollable_content_region.width
+            - options.get_component_styles("option-list--option").padding.width
+        )
+        return width if width > 0 else self.app.size.width - 8
+
+    def _recut(self) -> None:
+        """Cut the rows again for the list's width now (a wider terminal shows more of each)."""
+        if not self.is_attached or not self.rows:
+            return
+        room, options = self._room(), self.query_one(OptionList)
+        for index, row in enumerate(self.rows):
+            line = self._line(row, room)
+            if index < options.option_count and str(options.get_option_at_index(index).prompt) != line:
+                options.replace_option_prompt_at_index(index, Content(line))
+
+    @staticmethod
+    def _line(row: TreeRow, room: int) -> str:
+        """``row`` within ``room`` columns: what the message says gives way, its guides, who said
+        it and its tags stay (the list cuts a row too long even so with ``…``)."""
+        around = cell_len(row.line(WHOLE)) - cell_len(one_line(row.text, WHOLE))
+        return row.line(max(MIN_SAID, room - around))
 
     @property
     def current(self) -> TreeRow | None:
