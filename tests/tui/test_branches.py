@@ -108,8 +108,9 @@ async def test_undo_takes_the_turn_out_of_the_view_and_the_request_and_redo_brin
         await until(pilot, lambda: "› change a" in shown(app))
         assert backend.files.files["/work/a.txt"] == b"after\n"
 
-        await send(pilot, screen, "/undo")
-        await until(pilot, lambda: texts(screen).count("Undone") == 1 and "› change a" not in shown(app))
+        await send(pilot, screen, "/undo")  # the first 'Undone' line, said after 'hello', stays
+        await until(pilot, lambda: texts(screen).count("Undone") == 2 and "› change a" not in shown(app))
+        assert "Redone" not in texts(screen)  # said after the turn taken back: it goes with it
         await send(pilot, screen, "next")
         await until(pilot, lambda: "› next" in shown(app) and not screen.host.session.is_busy)
         sent = [m.text for m in backend.model.requests[-1].messages if m.text]

@@ -30,6 +30,7 @@ class SlashCommands:
         self.screen = screen
         self.undo: Undo | None = None
         """What /undo took back, for /redo (made on first use)."""
+        screen.conversation.session_of = lambda: self.host.session.session_id
 
     @property
     def host(self) -> Host:
@@ -121,7 +122,12 @@ class SlashCommands:
         from circle.entrypoints.tui.widgets.said import put_back, said_rows
 
         conversation, view = self.host.session.conversation, self.screen.conversation
-        said = said_rows(view, session=self.host.session.session_id)
+        said = said_rows(
+            view,
+            session=self.host.session.session_id,
+            messages=conversation.messages,
+            unread=conversation.earlier,
+        )
         await self.screen.conversation.redraw(conversation.messages, unread=conversation.earlier, line=line)
         put_back(view, said, start=view.drawn.start, drawn=[rows for _, rows in view.drawn.rows])
         self.screen.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from weakref import WeakKeyDictionary
 
 from textual import events
 from textual import message as ui
@@ -48,6 +49,7 @@ from circle.entrypoints.tui.widgets.earlier import BATCH, Earlier, tail_size, ta
 from circle.entrypoints.tui.widgets.held_view import HeldView
 from circle.entrypoints.tui.widgets.person import UserRow, person_rows
 from circle.entrypoints.tui.widgets.rows import Answer, Notice, Thinking, TurnLine
+from circle.entrypoints.tui.widgets.said import Told, is_line
 from circle.entrypoints.tui.widgets.shell_row import ShellRow
 from circle.entrypoints.tui.widgets.slices import first_slice, slices_above
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
@@ -113,6 +115,12 @@ class ConversationView(HeldView):
         self._home = False
         self._holding: asyncio.Task[None] | None = None
         """Holds the frames until a resumed tail's rows are mounted (see :meth:`_no_frame_until`)."""
+        self.session_of: Callable[[], str] | None = None
+        """The open session's id (set by the screen): the lines said are noted in :attr:`told`."""
+        self.told: WeakKeyDictionary[Widget, Told] = WeakKeyDictionary()
+        """Where each line shown live was said, to keep it through a redraw (see :mod:`.said`)."""
+        self._seen: tuple[int, Message | None] = (0, None)
+        """The session's messages the rows have shown so far (those not read counted), the last."""
         """ctrl+home came while earlier messages were still to be read or the tail drawn: it goes
         on once they are (unless the view was sent back to the end meanwhile)."""
 
@@ -182,7 +190,13 @@ class ConversationView(HeldView):
             self.post_message(self.UnseenChanged(unseen))
 
     def add(self, widget: Static | Vertical | Markdown | Collapsible) -> None:
+        if self.session_of is not None and is_line(widget):
+            self.told[widget] = Told(self.session_of(), *self._seen)
         self.mount(widget)
+
+    def _shown(self, messages: list[Message], *, unread: int) -> None:
+        """The rows now show ``messages`` (after ``unread`` not read): lines said next follow them."""
+        self._seen = (unread + len(messages), messages[-1] if messages else None)
 
     def notice(self, text: str, *, kind: str = "info") -> Notice:
         shown = Notice(text, kind=kind)
@@ -199,6 +213,8 @@ class ConversationView(HeldView):
         elif isinstance(event, MessageUpdated):
             self._delta(event.kind, event.delta)
         elif isinstance(event, MessageEnded):
+            if event.checkpoint_id is not None:  # stored: the lines said next come after it
+                self._seen = (self._seen[0] + 1, event.message)
             self._ended(event.message)
         elif isinstance(event, ToolExecutionStarted):
             row = ToolRow(event.tool_call_id, event.tool_name, event.args)
@@ -311,6 +327,7 @@ class ConversationView(HeldView):
         if self.earlier is not None:
             self.earlier.remove()
             self.earlier = None
+        self._shown(messages, unread=unread)
         start = tail_start(messages, keep=tail_size(self.app.size.height))
         drawing = self.draw(messages[start:])
         self.drawn.drew(start, drawing)
@@ -408,6 +425,7 @@ class ConversationView(HeldView):
             self.anchor()  # let go in arrange() if the rows fit
             if in_place is not None:
                 await in_place.apply()
+                self._shown(messages, unread=unread)
                 self.settle()
             else:
                 await self.remove_children()
