@@ -76,6 +76,41 @@ def command_text(command: str, *, prompt: str = "$ ") -> Text:
     return text
 
 
+class Heading(Static):
+    """A row's title after its mark (``● ``, ``✓ ``, ``✗ ``, ``⏹ ``): a title wider than the row
+    wraps under its own start, never back under the mark."""
+
+    def __init__(self, mark: Text, title: str) -> None:
+        self._mark, self.title_text = mark, title
+        self._width = 0
+        """The columns it was laid out in (0 before its first layout: one line, as it comes)."""
+        super().__init__(self._laid_out(), classes="tool-title")
+
+    def mark(self, mark: Text) -> None:
+        """Show how the call stands now: ``mark`` before the same title."""
+        self._mark = mark
+        self.update(self._laid_out())
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self._width:
+            self._width = event.size.width
+            laid_out = self._laid_out()
+            if laid_out.plain != str(self.content):
+                self.update(laid_out)
+
+    def _laid_out(self) -> Text:
+        text = self._mark + Text(self.title_text)
+        indent = self._mark.cell_len
+        if not self._width or text.cell_len <= self._width or self._width <= indent + 8:
+            return text
+        text = self._mark.copy()
+        for index, line in enumerate(Text(self.title_text).wrap(self.app.console, self._width - indent)):
+            line.rstrip()
+            text.append(("\n" + " " * indent) if index else "")
+            text.append_text(line)
+        return text
+
+
 class ToolRow(Vertical, can_focus=True):
     """One tool call: its title, then the command's output or the file change's diff."""
 
@@ -85,7 +120,7 @@ class ToolRow(Vertical, can_focus=True):
     def __init__(self, call_id: str, name: str, args: dict[str, JsonValue]) -> None:
         super().__init__(classes="tool-row running")
         self.call_id, self.tool_name, self.args = call_id, name, args
-        self.header = Static(Text("● ") + Text(tool_title(name, args)), classes="tool-title")
+        self.header = Heading(Text("● "), tool_title(name, args))
         self.body = Static("", classes="tool-body")
         self.diff: str | None = edit_preview(name, args, None) if name in FILE_TOOLS else None
         self.result: str | None = None
@@ -129,7 +164,7 @@ class ToolRow(Vertical, can_focus=True):
         self.remove_class("running")
         self.add_class("error" if is_error else "done")
         mark = Text("✗ ", style="red") if is_error else Text("✓ ", style="green")
-        self.header.update(mark + Text(tool_title(self.tool_name, self.args)))
+        self.header.mark(mark)
         self._draw_end()
 
     def stored_end(self, result: ToolResultPart) -> None:
@@ -149,7 +184,7 @@ class ToolRow(Vertical, can_focus=True):
             return
         self.remove_class("running")
         self.add_class("stopped")
-        self.header.update(Text("⏹ ", style="yellow") + Text(tool_title(self.tool_name, self.args)))
+        self.header.mark(Text("⏹ ", style="yellow"))
         shown = self.body.content
         stopped = shown.copy() if isinstance(shown, Text) else Text(str(shown or ""))
         if not stopped.plain:
@@ -220,4 +255,13 @@ def todo_marks(result: str) -> str:
     return "\n".join(_PERSON_MARKS.get(line[:4], line[:4]) + line[4:] for line in result.splitlines())
 
 
-__all__ = ["DIFF_LINES", "FILE_TOOLS", "LIVE_LINES", "OUTPUT_LINES", "ToolRow", "command_text", "diff_text"]
+__all__ = [
+    "DIFF_LINES",
+    "FILE_TOOLS",
+    "LIVE_LINES",
+    "OUTPUT_LINES",
+    "Heading",
+    "ToolRow",
+    "command_text",
+    "diff_text",
+]
