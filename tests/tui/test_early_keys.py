@@ -66,6 +66,39 @@ async def test_keys_typed_while_circle_starts_show_at_once(clock: FixedClock) ->
         await until(pilot, lambda: screen.composer.text == "a")
 
 
+async def test_keys_typed_while_circle_starts_are_in_the_box_when_the_session_screen_is_up(
+    clock: FixedClock,
+) -> None:
+    """They are given to the input box as the session screen mounts, so its first frame shows
+    them; before, they went in after it was up and showed a frame later (a key typed then showed
+    after 100-170 ms)."""
+    backend = SlowBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a", "b", "c")
+        await pilot.pause(0.05)
+        backend.ready.set()
+        for _ in range(10_000):  # each turn of the loop, not a pilot's pause: the moment it is up
+            if app.host is not None:
+                break
+            await asyncio.sleep(0)
+        assert main_screen(app).composer.text == "abc"
+
+
+async def test_a_message_given_goes_before_what_was_typed_while_circle_started(clock: FixedClock) -> None:
+    backend = SlowBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    backend.model.add(answer("First."), answer("Second."))
+    app = CircleApp(backend, options(message="given"), clock=clock, history=InputHistory())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("t", "y", "p", "e", "d", "enter")
+        await pilot.pause(0.05)
+        backend.ready.set()
+        await until(pilot, lambda: len(backend.model.requests) == 2)
+        assert [r.messages[-1].text for r in backend.model.requests] == ["given", "typed"]
+
+
 async def test_text_typed_before_the_app_started_waits_in_the_input_box(
     backend: FakeBackend, clock: FixedClock
 ) -> None:

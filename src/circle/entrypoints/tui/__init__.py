@@ -19,8 +19,10 @@ def run_tui(opts: RunOptions) -> int:
     """Run the interface until the person leaves; then print the jobs it stopped and the command
     that reopens the session. Returns the exit code (0, 1 when it could not start, 130 after
     ctrl+c twice)."""
+    from circle.entrypoints.tui._heap import hold_passes, let_passes
     from circle.entrypoints.tui._theme import TerminalQuestion
 
+    hold_passes()  # until the interface has loaded: see _heap.py
     env = dict(os.environ)
     question = TerminalQuestion(env)  # asked now: the terminal answers while Textual loads
     try:
@@ -44,6 +46,8 @@ def run_tui(opts: RunOptions) -> int:
         app.run()
     except KeyboardInterrupt:
         return 130
+    finally:
+        let_passes()  # it stopped before it loaded
     with contextlib.suppress(OSError):  # the terminal may be gone (it hung up)
         for line in app.exit_lines:
             sys.stdout.write(line + "\n")

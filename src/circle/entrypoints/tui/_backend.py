@@ -7,6 +7,7 @@ container; tests give the app a backend of fakes.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,6 +116,7 @@ class LiveBackend:
         if trusted:  # settled now: the project's settings count too
             config = await make_config(self.opts, self.env, project_trusted=True)
             self._container = Container(config=config)
+            await asyncio.sleep(0)  # a step of the interface's start apart from the next
         container = await self._get_container()
         runtime, policy, notices = assemble(container, trusted=trusted, person=person)
         runtime.ports.asker = asker

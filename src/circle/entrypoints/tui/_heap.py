@@ -22,11 +22,35 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+_held = False
+"""Whether :func:`hold_passes` turned the collector off (and :func:`keep_loaded` turns it on)."""
+
+
+def hold_passes() -> None:
+    """No pass of the collector while the interface loads: the modules imported then (some 75,000
+    objects, nearly all of them kept for the life of the process) made it walk the heap again and
+    again, some 40 ms of a start's 0.6 s. :func:`keep_loaded` moves them out of its sight and turns
+    it on again (and :func:`let_passes` does if the interface stops before that)."""
+    global _held
+    if gc.isenabled():
+        gc.disable()
+        _held = True
+
+
+def let_passes() -> None:
+    """The collector on again if :func:`hold_passes` turned it off and it still is."""
+    global _held
+    if _held:
+        _held = False
+        gc.enable()
+
 
 def keep_loaded() -> None:
     """Leave the objects held now (the modules loaded, the settings read) out of later full passes
-    of the collector. Done once, when the interface has loaded and before it draws a session."""
+    of the collector, and let it run again if it was held. Done once, when the interface has loaded
+    and before it draws a session."""
     gc.freeze()
+    let_passes()
 
 
 @contextmanager
@@ -43,4 +67,4 @@ def keeping_read() -> Iterator[None]:
             gc.enable()
 
 
-__all__ = ["keep_loaded", "keeping_read"]
+__all__ = ["hold_passes", "keep_loaded", "keeping_read", "let_passes"]

@@ -27,6 +27,7 @@ from circle.entrypoints.tui._early_keys import EarlyKeys
 from circle.entrypoints.tui._hangup import TerminalClosed
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._screen_diff import ScreenDiff
+from circle.entrypoints.tui._stylesheet import keep_parsed
 from circle.entrypoints.tui.widgets.stale_keys import ClosingScreens, ReadsKeys, type_at_read
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     from circle.entrypoints.tui.screens.main import MainScreen
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, INTERRUPTED
+KEY_FRAME_S = 0.1
+"""The longest the session screen waits for the frame that shows a key typed while it comes up."""
 
 
 class _Sink:
@@ -89,6 +92,7 @@ class CircleApp(App[int]):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__(driver_class=driver_class)
+        self.stylesheet = keep_parsed(self.stylesheet)  # each CSS source parsed once: _stylesheet.py
         self.cursor_blink = cursor_blink
         self._backend = backend
         self._make_backend = make_backend
@@ -107,6 +111,8 @@ class CircleApp(App[int]):
         self.closing = ClosingScreens(time.monotonic)
         """Keys typed before the input box is there, given to it once the session screen is up."""
         self._restore_signals: Callable[[], None] = lambda: None
+        self._key_frame: asyncio.Event | None = None
+        """Set once a frame shows the keys held last (see :meth:`_step`)."""
 
     async def on_event(self, event: events.Event) -> None:
         if not self.early.released and self._starting() and self.early.hold(event):
@@ -130,14 +136,30 @@ class CircleApp(App[int]):
         return len(stack) <= 1 or stack[-1] is self.sink.screen
 
     def _show_early_keys(self) -> None:
-        """Under "Starting Circle…", what the keys held so far wrote (while that screen shows)."""
+        """Under "Starting Circle…", what the keys held so far wrote (while that screen shows); the
+        next step of putting the session screen up waits for the frame that shows it."""
         if len(self.screen_stack) == 1:
             with contextlib.suppress(NoMatches):
                 self.screen.query_one("#early-typed", Static).update(self.early.shown())
+            if self._key_frame is None:
+                self._key_frame = asyncio.Event()
+                self.call_after_refresh(self._key_frame.set)
+
+    async def _step(self) -> None:
+        """Between the steps of putting the session screen up (each some 10-30 ms, and twice that
+        on a busy machine): the loop runs what is waiting, and a key typed during the last step is
+        on the screen before the next one starts, not after all of them."""
+        await asyncio.sleep(0)
+        frame, self._key_frame = self._key_frame, None
+        if frame is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(frame.wait(), KEY_FRAME_S)
 
     def _replay_early_keys(self) -> None:
         from circle.entrypoints.tui.widgets.composer import Composer
 
+        if self.early.released:  # given at the session screen's mount already
+            return
         typed, screen = self.early.release(), self.sink.screen
         if screen is None:
             return
@@ -237,6 +259,7 @@ class CircleApp(App[int]):
             self.fail("no endpoint was set up")
             return
         trusted = await self.backend.is_trusted()
+        await self._step()
         if not trusted:  # in every approval mode: --yolo changes what asks, not where Circle works
             answer = await self.push_screen_wait(TrustScreen(self.backend.workspace))
             if answer == "no":
@@ -246,7 +269,7 @@ class CircleApp(App[int]):
                 await self.backend.trust()
             trusted = True
         built = await self.backend.build(person=self.desk, asker=self.desk, trusted=trusted)
-        await asyncio.sleep(0)  # between the steps of putting the screen up, keys typed meanwhile show
+        await self._step()
         runtime = built.runtime
         self.previews.files = runtime.ports.files
         self.previews.workspace = runtime.options.workspace
@@ -254,7 +277,7 @@ class CircleApp(App[int]):
         runtime.events.subscribe(self.previews)
         self.previews.tell = self.sink.emit  # a card's diff reaches its row, after the call's start
         session = await self._open(runtime)
-        await asyncio.sleep(0)
+        await self._step()
         host = Host(
             runtime=runtime, session=session, policy=built.policy, backend=self.backend, trusted=trusted
         )
@@ -265,11 +288,13 @@ class CircleApp(App[int]):
         screen.composer.cursor_blink = self.cursor_blink
         screen.conversation.differ = self.previews.diff
         self.sink.screen = screen
-        await asyncio.sleep(0)
+        if not self.opts.message.strip():  # else what was typed goes after the message given
+            screen.when_mounted = self._replay_early_keys  # shown in the screen's first frame
+        await self._step()
         await self.push_screen(screen)
         await asyncio.sleep(0)
         self.host = host  # ready: the session screen is up
-        self.call_later(self._replay_early_keys)  # after the keys already queued, which it holds
+        self.call_later(self._replay_early_keys)  # unless given: after the keys queued, which it holds
         for notice in built.notices:
             screen.conversation.notice(notice, kind="warning")
         if self.opts.message.strip():

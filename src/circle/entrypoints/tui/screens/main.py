@@ -121,6 +121,9 @@ class MainScreen(ViewKeys):
         self.typed_at: float | None = None
         """When the last key of the person's run of typing was read, in the keys' own seconds (None
         when the last key read was not one: an enter that sent, an arrow, a key for a card)."""
+        self.when_mounted: Callable[[], None] | None = None
+        """Called once this screen is mounted, before its first frame: the app gives the input box
+        the keys typed while Circle started, so that frame shows them."""
         from circle.entrypoints.tui.screens._commands import SlashCommands
 
         self.commands = SlashCommands(self)
@@ -156,6 +159,8 @@ class MainScreen(ViewKeys):
         self.refresh_footer()
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
         self.composer.focus()
+        if self.when_mounted is not None:
+            self.when_mounted()
 
     # -- events from the agent
 
