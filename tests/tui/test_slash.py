@@ -211,6 +211,34 @@ async def test_export_name_jobs_agents_skills_reload(
         await until(pilot, lambda: "again" in texts(screen))
 
 
+async def test_export_writes_the_branch_on_screen(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, tmp_path: Path
+) -> None:
+    """After /tree continued from an earlier answer, /export wrote main's messages, not the ones
+    shown and sent to the model."""
+    backend.model.add(answer("Here is a plan."), answer("Written."), answer("Another way, done."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        screen = main_screen(app)
+        for text in ("plan the change", "now write it"):
+            await send(pilot, screen, text)
+            await until(pilot, lambda: not screen.host.session.is_busy and not screen.busy.display)
+        await send(pilot, screen, "/tree")
+        await until(pilot, lambda: isinstance(app.screen, TreeScreen) and bool(app.screen.rows))
+        await pilot.press("up", "up", "enter")
+        await until(pilot, lambda: app.screen is screen and not screen.host.session.is_busy)
+        await send(pilot, screen, "try another way")
+        await until(pilot, lambda: "Another way, done." in texts(screen) and not screen.busy.display)
+        for done, name in enumerate(("out.md", "out.html"), start=1):
+            await send(pilot, screen, f"/export {tmp_path / name}")
+            await until(pilot, lambda: texts(screen).count("Exported the session") == done)  # noqa: B023
+            written = (tmp_path / name).read_text()
+            assert "Another way, done." in written and "try another way" in written, name
+            assert "Written." not in written and "now write it" not in written, name
+            assert "main" in written  # named among the other branches
+
+
 async def test_commands_wait_for_the_turn(make_app: Callable[..., CircleApp], backend: FakeBackend) -> None:
     backend.mode = "auto"
     backend.processes = FakeProcessRunner({"sleep 9": Hang()}, files=backend.files)

@@ -185,7 +185,9 @@ async def export_html(server: RpcServer, command: Command) -> JsonValue:
     runtime = server.runtime
     path = Path(runtime.options.workspace) / (given or f"{server.session.session_id}.html")
     html: ExportFormat = "html"
-    await export_file(runtime.ports.store, server.session.session_id, path, export_format=html)
+    session = server.session
+    branch = session.conversation.branch  # the one the client sees
+    await export_file(runtime.ports.store, session.session_id, path, export_format=html, branch=branch)
     return {"path": str(path)}
 
 

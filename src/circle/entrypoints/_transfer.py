@@ -46,12 +46,18 @@ def write_text(path: Path, text: str) -> None:
 
 
 async def export_file(
-    store: SessionStore, session_id: str, path: Path, *, export_format: ExportFormat | None = None
+    store: SessionStore,
+    session_id: str,
+    path: Path,
+    *,
+    export_format: ExportFormat | None = None,
+    branch: str | None = None,
 ) -> None:
-    """Write the session to ``path`` in ``export_format``, else the format its extension names."""
+    """Write the session to ``path`` in ``export_format``, else the format its extension names;
+    Markdown and HTML show ``branch`` (the one the session is on: by default main), JSONL them all."""
     chosen = export_format or format_from_name(path.name)
     archive = await export_session(transfer_store(store), session_id)
-    write_text(path, render(archive, chosen))
+    write_text(path, render(archive, chosen, branch=branch))
 
 
 __all__ = ["export_file", "read_archive", "transfer_store", "write_text"]

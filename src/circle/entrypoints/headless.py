@@ -345,7 +345,8 @@ async def run_headless(
         if opts.export is not None:
             from ._transfer import export_file
 
-            await export_file(runtime.ports.store, session.session_id, opts.export)
+            branch = session.conversation.branch
+            await export_file(runtime.ports.store, session.session_id, opts.export, branch=branch)
     except CircleError as exc:
         await _leave(runtime, err)
         return report(exc, err, sink)

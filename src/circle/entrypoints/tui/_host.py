@@ -183,7 +183,9 @@ class Host:
         if not self.session.conversation.stored:
             raise ConfigError("nothing to export yet: the session has no messages")
         target = path if path.is_absolute() else Path(self.workspace) / path
-        await export_file(self.runtime.ports.store, self.session.session_id, target)
+        session = self.session
+        branch = session.conversation.branch  # the one on screen, as /tree left it
+        await export_file(self.runtime.ports.store, session.session_id, target, branch=branch)
         return target
 
     async def compact(self, instructions: str | None) -> str | None:
