@@ -1,5 +1,6 @@
 """/tree opened at 50 columns cuts its rows to the list's width, and cuts them again when the
-terminal is widened or narrowed: a wider terminal shows more of each message, one line a row."""
+terminal is widened or narrowed: a wider terminal shows more of each message, one line a row; the
+keys line is said short where it would wrap."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 from textual.widgets import OptionList
 
 from circle.entrypoints.tui.app import CircleApp
-from circle.entrypoints.tui.screens.tree import TreeScreen
+from circle.entrypoints.tui.screens.tree import KEYS, SHORT_KEYS, TreeScreen
 from circle.testing import answer
 
 from .conftest import FakeBackend, main_screen, screen_lines, send, until
@@ -38,9 +39,12 @@ async def test_the_trees_rows_are_cut_again_when_the_terminal_is_widened(
         rows = tree_lines(app)
         assert len(rows) == 2 and all("…" in row and len(row.rstrip()) <= 50 for row in rows), rows
         assert tree.query_one(OptionList).virtual_size.height == 2
+        assert any(SHORT_KEYS in line for line in screen_lines(app))  # the keys on one line too
+        assert not any("esc close" in line for line in screen_lines(app))
         await pilot.resize_terminal(140, 45)
         await until(pilot, lambda: any(ASKED in row for row in tree_lines(app)))
         assert any(ANSWERED in row for row in tree_lines(app)), tree_lines(app)
+        assert any(KEYS in line for line in screen_lines(app))
         await pilot.resize_terminal(50, 16)
         await until(pilot, lambda: not any(ASKED in row for row in tree_lines(app)))
         rows = tree_lines(app)

@@ -20,6 +20,8 @@ from circle.entrypoints.tui._format import one_line
 from circle.entrypoints.tui._tree import TreeRow
 
 KEYS = "↑↓ move · enter continue from here · l label · esc close"
+SHORT_KEYS = "↑↓ · enter continue · l label · esc"
+"""The keys where :data:`KEYS` does not fit on one line."""
 MIN_SAID = 12
 """Columns a row keeps for what its message says, however deep its guides or many its tags."""
 WHOLE = 10_000
@@ -63,6 +65,7 @@ class TreeScreen(ModalScreen[str | None]):
 
     async def fill(self, *, keep: str | None = None) -> None:
         self.rows = await self.load()
+        self.call_after_refresh(self._recut)  # the list's own width is known once it is laid out
         options = self.query_one(OptionList)
         options.clear_options()
         if not self.rows:
@@ -73,7 +76,6 @@ class TreeScreen(ModalScreen[str | None]):
         wanted = keep or next((row.checkpoint_id for row in self.rows if row.here), None)
         ids = [row.checkpoint_id for row in self.rows]
         options.highlighted = ids.index(wanted) if wanted in ids else len(ids) - 1
-        self.call_after_refresh(self._recut)  # the list's own width is known once it is laid out
 
     def on_resize(self, event: events.Resize) -> None:
         self.call_after_refresh(self._recut)
@@ -89,8 +91,15 @@ class TreeScreen(ModalScreen[str | None]):
         return width if width > 0 else self.app.size.width - 8
 
     def _recut(self) -> None:
-        """Cut the rows again for the list's width now (a wider terminal shows more of each)."""
-        if not self.is_attached or not self.rows:
+        """Cut the rows again for the list's width now (a wider terminal shows more of each); the
+        keys line said short where it would wrap."""
+        if not self.is_attached:
+            return
+        keys = self.query_one("#tree-keys", Static)
+        said = KEYS if keys.size.width == 0 or cell_len(KEYS) <= keys.size.width else SHORT_KEYS
+        if str(keys.content) != said:
+            keys.update(said)
+        if not self.rows:
             return
         room, options = self._room(), self.query_one(OptionList)
         for index, row in enumerate(self.rows):
