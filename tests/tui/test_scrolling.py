@@ -8,8 +8,9 @@ from textual import events
 
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.main import MainScreen
+from circle.testing import answer
 
-from .conftest import SIZE, main_screen, send, texts, until
+from .conftest import SIZE, FakeBackend, main_screen, send, texts, until
 
 
 def filled(screen: MainScreen, rows: int = 80) -> None:
@@ -72,3 +73,52 @@ async def test_hotkeys_lists_the_scrolling_keys(make_app: Callable[..., CircleAp
         await until(pilot, lambda: "pgup / pgdn" in texts(screen))
         said = texts(screen)
         assert "ctrl+home / ctrl+end" in said and "wheel" in said and "ctrl+o" in said
+
+
+async def test_quick_page_keys_each_scroll_a_page(make_app: Callable[..., CircleApp]) -> None:
+    """Read in one go (a held key, quick presses), each PageUp and PageDown scrolls its page: they
+    were counted from where the view was before the frame, so four went as far as one or two."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        filled(screen, rows=300)
+        view = screen.conversation
+        await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y)
+        await pilot.press("pageup")
+        await until(pilot, lambda: view.scroll_y < view.max_scroll_y)
+        await pilot.pause()
+        page, start = view.scrollable_content_region.height, view.scroll_y
+        for _ in range(4):
+            app.post_message(events.Key("pageup", None))
+        await until(pilot, lambda: view.scroll_y <= start - 4 * page)
+        assert view.scroll_y == start - 4 * page
+        for _ in range(3):
+            app.post_message(events.Key("pagedown", None))
+        await until(pilot, lambda: view.scroll_y >= start - page)
+        assert view.scroll_y == start - page
+
+
+async def test_quick_page_keys_each_scroll_a_page_of_the_transcript(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    from circle.entrypoints.tui.screens.transcript import TranscriptScreen
+
+    backend.model.add(answer("\n\n".join(f"Paragraph {index}." for index in range(300))))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "write a lot")
+        await until(pilot, lambda: "Paragraph 299." in texts(screen))
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen) and app.screen.done)
+        transcript = app.screen
+        assert isinstance(transcript, TranscriptScreen)
+        scroll = transcript.scroll
+        await until(pilot, lambda: scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y)
+        page, start = scroll.scrollable_content_region.height, scroll.scroll_y
+        for _ in range(4):
+            app.post_message(events.Key("pageup", None))
+        await until(pilot, lambda: scroll.scroll_y <= start - 4 * page, within=5)
+        assert scroll.scroll_y == start - 4 * page

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, ToolRow
+from circle.entrypoints.tui.widgets.paging import page_by
 
 if TYPE_CHECKING:
     from circle.entrypoints.tui._host import Host
@@ -66,7 +67,7 @@ class ViewKeys(Screen[None]):
         elif view.scroll_y + view.scrollable_content_region.height >= view.max_scroll_y:
             view.follow()  # the last page: follow the end again (a scroll there would let go)
         else:
-            view.scroll_page_down(animate=False)
+            page_by(view, 1)
 
     def action_transcript(self) -> None:
         """ctrl+o: the whole transcript, every tool output in full (esc or ctrl+o comes back)."""

@@ -26,6 +26,7 @@ from circle.domain.messages import (
     was_interrupted,
 )
 from circle.entrypoints.tui._format import edit_preview, tool_title
+from circle.entrypoints.tui.widgets.paging import page_by
 from circle.entrypoints.tui.widgets.stale_keys import TakesTyping
 from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, command_text, diff_text
 
@@ -162,6 +163,8 @@ class TranscriptScreen(Screen[None]):
     BINDINGS = [  # noqa: RUF012
         Binding("escape", "close", "close", show=False),
         Binding("ctrl+o", "close", "close", show=False, priority=True),
+        Binding("pageup", "page(-1)", "scroll up", show=False, priority=True),
+        Binding("pagedown", "page(1)", "scroll down", show=False, priority=True),
     ]
 
     def __init__(
@@ -279,6 +282,10 @@ class TranscriptScreen(Screen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_page(self, pages: int) -> None:
+        """PageUp/PageDown: a page each, however quickly they come (see widgets/paging.py)."""
+        page_by(self.scroll, pages)
 
 
 __all__ = ["SLICE_S", "CallAt", "TranscriptScreen", "call_diffs", "call_marks", "segment", "transcript_text"]

@@ -19,6 +19,7 @@ from textual.layout import DockArrangeResult
 from textual.widget import Widget
 
 from circle.entrypoints.tui.widgets.earlier import PIN_S
+from circle.entrypoints.tui.widgets.paging import page_by
 
 Mark = tuple[Widget, float]
 """A row, and how far below its top a line is."""
@@ -133,7 +134,7 @@ class HeldView(VerticalScroll):
             self.release_anchor()
             self.call_after_refresh(self._page_up_from_end)
         else:
-            self.scroll_page_up(animate=False)
+            page_by(self, -1)
 
     def _page_up_from_end(self) -> None:
         pages, self._pages_from_end = self._pages_from_end, 0
