@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from textual.widget import Widget
 
 from circle.entrypoints.tui.app import CircleApp
@@ -75,3 +76,30 @@ async def test_both_ways_of_undoing_keep_the_lines_said_before_the_turn_taken_ba
         await pilot.pause(0.2)
         assert first_row(app) is before  # changed in place, not drawn again
         assert rows(app) == [*kept, "notice Undone 'three'", "notice Undone 'three'"]
+
+
+@pytest.mark.parametrize("way", ["ctrl+home", "scrolling up"])
+async def test_the_lines_of_turns_above_a_long_sessions_tail_come_back_with_their_turns(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, way: str
+) -> None:
+    turns = 30  # 60 messages: far more than the tail a redraw draws first at this height
+    backend.model.add(*(answer(f"Answer {n}.") for n in range(turns)))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        view = screen.conversation
+        for n in range(turns):
+            await send(pilot, screen, f"turn {n}")
+            await until(pilot, lambda n=n: len(view.query(TurnLine)) == n + 1)  # type: ignore[misc]
+        await send(pilot, screen, "/undo")
+        await until(pilot, lambda: rows(app)[-1:] == [f"notice Undone 'turn {turns - 1}'"])
+        assert view.earlier is not None  # the first turns wait above the tail
+        if way == "ctrl+home":  # all at once
+            await pilot.press("ctrl+home")
+        while view.earlier is not None:  # a batch each time the view reaches its top
+            view.scroll_home(animate=False)
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        said = [[f"you turn {n}", f"answer Answer {n}.", "turn ✓"] for n in range(turns - 1)]
+        assert rows(app) == [*(row for turn in said for row in turn), f"notice Undone 'turn {turns - 1}'"]

@@ -121,6 +121,9 @@ class ConversationView(HeldView):
         """Where each line shown live was said, to keep it through a redraw (see :mod:`.said`)."""
         self._seen: tuple[int, Message | None] = (0, None)
         """The session's messages the rows have shown so far (those not read counted), the last."""
+        self._above: list[tuple[int, Widget]] = []
+        """Lines said among the messages waiting above the rows, each with how many messages came
+        before it: drawn with those messages (see :mod:`.said`)."""
         """ctrl+home came while earlier messages were still to be read or the tail drawn: it goes
         on once they are (unless the view was sent back to the end meanwhile)."""
 
@@ -328,6 +331,7 @@ class ConversationView(HeldView):
             self.earlier.remove()
             self.earlier = None
         self._shown(messages, unread=unread)
+        self._above = []
         start = tail_start(messages, keep=tail_size(self.app.size.height))
         drawing = self.draw(messages[start:])
         self.drawn.drew(start, drawing)
@@ -477,6 +481,7 @@ class ConversationView(HeldView):
         for row in rows:
             if isinstance(row, ToolRow):
                 row.stop()  # a call the batch never saw end
+        rows = self._with_lines(drawing, first=self.drawn.start)
         if rows:
             if pin:
                 self.pin()
@@ -485,11 +490,31 @@ class ConversationView(HeldView):
             self.earlier.remove()
             self.earlier = None
 
+    def wait_above(self, after: int, line: Widget) -> None:
+        """``line``, said after ``after`` of the messages waiting above the rows, is drawn with them."""
+        self._above.append((after, line))
+
+    def _with_lines(self, drawing: Drawing, *, first: int) -> list[Widget]:
+        """The rows of ``drawing`` (messages from ``first`` on), each line waiting above among them
+        after the message it was said after (at the top when no message waits above any more)."""
+        lines: dict[int, list[Widget]] = {}
+        for after, line in self._above:
+            lines.setdefault(after, []).append(line)
+        last = first + len(drawing)
+        top = self.earlier is None or not (self.earlier.waiting or self.earlier.unread)
+        rows = [line for after in sorted(lines) if after <= first and top for line in lines[after]]
+        for at, (_, made) in enumerate(drawing, start=first + 1):
+            rows += [*made, *lines.get(at, ())]
+        waits = [(after, line) for after, line in self._above if after > last or after <= first]
+        self._above = [] if top else waits
+        return rows
+
     def read_earlier(self, messages: list[Message]) -> None:
         """The session has read the messages it opened without: they wait above the rest."""
         if self.earlier is not None:
             self.earlier.read(messages)
             self.drawn.read_before(len(messages))
+            self._above = [(after + len(messages), line) for after, line in self._above]
             self.post_message(self.EarlierRead())
             if self._home:  # ctrl+home came before they were read
                 self.home()

@@ -13,7 +13,8 @@ where each was said (:class:`Told`, by :meth:`~.conversation.ConversationView.ad
 of the same session keeps those said before the messages it took away, where they were (the
 in-place /undo kept the ones between the rows it kept and took away the rest: both ways now show
 the same). A line said after a message no longer there (the turn taken back, another branch)
-goes with it; one above the rows drawn (its messages wait above the tail) is not drawn again.
+goes with it; one said among the messages that wait above a long session's tail is drawn with
+them, when the view is scrolled up to them.
 """
 
 from __future__ import annotations
@@ -117,13 +118,17 @@ def put_back(
     rows of the session's messages from message ``start`` on, as the redraw drew them. A row that
     goes above a row of the tail still to be drawn (a slice above the rows on screen) goes in with
     that row's slice: mounted now, above the first row on screen, the slices went in above it.
-    A line said among the messages above ``start`` (not drawn) is not put back."""
+    A line said among the messages above ``start`` (waiting above the rows drawn) waits with them,
+    to be drawn where it was when they are (:meth:`~.conversation.ConversationView.wait_above`)."""
     mapped = {id(row) for rows in drawn for row in rows}
     placed: list[tuple[Widget, Widget | None]] = []  # each row again, above what (None: the end)
     for after, row in said:
-        if isinstance(row, Widget) and row.parent is view:  # kept by the redraw where it was
-            continue
         if not isinstance(row, Said) and after < start:  # its messages wait above the tail
+            if row.parent is view:  # above the tail's top, which the redraw moved down
+                row.remove()
+            view.wait_above(after, _again(view, row, after))
+            continue
+        if isinstance(row, Widget) and row.parent is view:  # kept by the redraw where it was
             continue
         again = _again(view, row, after)
         placed.append((again, _before(view, after, start=start, drawn=drawn, mapped=mapped)))
