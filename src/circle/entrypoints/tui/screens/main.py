@@ -1,5 +1,9 @@
 """The session screen: the conversation, the plan box, the busy line, the input box (or the card
-in its frame), the footer and the strip. It routes messages; the work is the host's."""
+in its frame), the footer and the strip. It routes messages; the work is the host's.
+
+Over 600 lines: which of the keys read while a card is up are the card's and which the input
+box's (:meth:`MainScreen.key_read`) needs the card, the box, the busy line and the screen's timers
+at once; it is to move to a module of its own with the screen's next change."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
-from textual import events, work
+from textual import _time, events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -36,8 +40,8 @@ from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui.screens._rest import show_session
 from circle.entrypoints.tui.screens._view_keys import ViewKeys
 from circle.entrypoints.tui.widgets.card_fit import fit_card
-from circle.entrypoints.tui.widgets.cards import Card, card_for
-from circle.entrypoints.tui.widgets.composer import CompletionList, Composer
+from circle.entrypoints.tui.widgets.cards import ApprovalCard, Card, card_for
+from circle.entrypoints.tui.widgets.composer import TYPING_PAUSE_S, CompletionList, Composer
 from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, TurnLine
 from circle.entrypoints.tui.widgets.rows import Notice
 from circle.entrypoints.tui.widgets.status import BusyLine, FooterLine, PlanBox, Strip, StripItem
@@ -50,8 +54,13 @@ BELOW = "↓ new output below · End follows it"
 STOPPED_HINT = "Denied, and the turn stopped. Type what to do instead."
 QUEUED = "Queued: it is sent once the work on the job's notice has ended."
 """Said when a message is sent while a background job's notice is worked on between turns."""
-HELD_BACK = "Keys typed as the card came up went to the input box, not to the card."
-"""Said once a card, when a key typed before it could be read went to the input box behind it."""
+HELD_BACK = "What you type goes to the input box: enter sends it, the card waits."
+"""Said once a card, when a key typed at it (or before it could be read) went to the input box."""
+LETTER_WAIT_S = 0.3
+"""Seconds a card's key (y, 2, n) waits before it acts: a printable key read within them makes
+both the input box's, so "yes, but…" or "no wait" typed at a card answers nothing."""
+CARD_WAITS = "a card waits · it shows when you pause or send"
+"""The busy line's words while the words being typed in the input box hold a card back."""
 BURST_GAP_S = 0.4
 """Seconds at most between two keys of one run of typing. A run begun in the input box, or before
 a card was ready for keys, stays the box's while it lasts: the enter that ends its words would
@@ -121,6 +130,14 @@ class MainScreen(ViewKeys):
         self.typed_at: float | None = None
         """When the last key of the person's run of typing was read, in the keys' own seconds (None
         when the last key read was not one: an enter that sent, an arrow, a key for a card)."""
+        self.drafted_at = float("-inf")
+        """When the last key typed at a card went to the input box, in the keys' seconds."""
+        self.letter: tuple[Card, events.Key] | None = None
+        """A card's key read alone, waiting ``LETTER_WAIT_S`` to act (see :meth:`key_read`)."""
+        self.escaped: Card | None = None
+        """The card an esc was read for: the keys read behind it wait for it to answer."""
+        self.held_over: str | None = None
+        """What the busy line said before it said a card waits (:data:`CARD_WAITS`)."""
         self.when_mounted: Callable[[], None] | None = None
         """Called once this screen is mounted, before its first frame: the app gives the input box
         the keys typed while Circle started, so that frame shows them."""
@@ -362,18 +379,32 @@ class MainScreen(ViewKeys):
             if pending is self.card.pending:
                 return
             self.composer.display = True
+            self.composer.beside_card = False
             # focus moves before the card goes: else it falls to a row above, and scrolling that
             # row into view would let go of the end the person never scrolled from
             self.set_focus(self.composer, scroll_visible=False)
             self.card.remove()
             self.card = None
-        if pending is None or self.composer.typing or self.app.screen is not self:
+        held = pending is not None and self.composer.typing and self.app.screen is self
+        self._card_waits(held)
+        if pending is None or held or self.app.screen is not self:
             return
         self.card = card_for(pending)
         self.composer.display = False
         self.completions.hide()
         self.frame.mount(self.card)
         self.card.focus()
+
+    def _card_waits(self, held: bool) -> None:
+        """Say on the busy line that a card waits while the words typed hold it back; once it
+        shows (or went), the line says again what it said before."""
+        if held and self.busy.display and self.busy.activity != CARD_WAITS:
+            self.held_over = self.busy.activity  # also when a tool's start said what runs since
+            self.busy.show(CARD_WAITS)
+        elif not held and self.held_over is not None:
+            if self.busy.display and self.busy.activity == CARD_WAITS:
+                self.busy.show(self.held_over)
+            self.held_over = None
 
     def on_card_answered(self, message: Card.Answered) -> None:
         message.stop()
@@ -391,34 +422,115 @@ class MainScreen(ViewKeys):
 
     def key_read(self, event: events.Key) -> bool:
         """A key read while a card is up but not yet ready for keys (on screen less than
-        ``cards.READY_S``: nobody has read it), or in a run of typing begun before then (read
-        within ``BURST_GAP_S`` of the key before), is not the card's when it could answer it or
-        move its choice: text, backspace and enter go to the input box behind it, in the order
-        typed (the enter sends the words, as it would have with no card), ↑ and ↓ go nowhere.
-        Other keys act as ever: esc still denies and stops the turn, ctrl+c still interrupts.
-        True when the card did not get the key."""
+        ``cards.READY_S``: nobody has read it), or in a run of typing (read within ``BURST_GAP_S``
+        of the key before, or while the input box holds words typed at this card a moment ago), is
+        not the card's when it could answer it or move its choice: text, backspace and enter go to
+        the input box (shown above the card), in the order typed (the enter sends the words, as it
+        would have with no card), ↑ and ↓ go nowhere. On an approval card a printable key it does
+        not bind begins such a run (the person types what to do instead), and a key it binds waits
+        ``LETTER_WAIT_S`` first: a printable key read then makes both the box's. Other keys act as
+        ever: esc still denies and stops the turn, ctrl+c still interrupts. True when the card did
+        not get the key."""
         now = event.time
         card = self.card
         if card is None or card.answered:
+            self.letter = None
             typing = self.composer.display and (event.is_printable or event.key == "backspace")
             self.typed_at = now if typing else None
+            return False
+        if self.letter is not None and self._after_letter(card, event):
+            return True
+        if self.escaped is card:  # queued behind its esc, they go to the box once it is answered
             return False
         typed = event.is_printable or event.key in ("enter", "backspace")
         if not typed and event.key not in ("up", "down"):
             if event.key == "escape":
                 self.typed_at = None
+                self.escaped = card
             return False
         run = self.typed_at is not None and now - self.typed_at < BURST_GAP_S
-        if not run and card.ready(now):
+        box = self.composer
+        run = run or (bool(box.text.strip()) and now - self.drafted_at < TYPING_PAUSE_S)
+        if event.key in ("enter", "backspace") and box.beside_card and box.display and box.text.strip():
+            run = True  # the words shown above the card: enter sends them, never answers the card
+        ready = card.ready(now)
+        if not run and ready and event.is_printable and isinstance(card, ApprovalCard):
+            if card.binds(event.key):  # alone, it is the card's; read with more, a word's
+                self.letter = (card, event)
+                self.set_timer(LETTER_WAIT_S, partial(self.app.call_later, self._letter_due, event))
+                return True
+            run = True  # a key the card does not bind: the person types what to do instead
+        if not run and ready:
             self.typed_at = None
             return False
+        self._to_box(card, event, now)
+        return True
+
+    def _to_box(self, card: Card, event: events.Key, now: float) -> None:
+        """``event``, read while ``card`` is up, goes to the input box, shown above the card."""
         self.typed_at = now
-        if typed:
-            self.composer.post_message(events.Key(event.key, event.character))
+        if event.key in ("up", "down"):
+            return
+        self.drafted_at = now
+        if not self.composer.display and event.key not in ("enter", "backspace"):
+            self.composer.beside_card = True
+            self.composer.display = True
+            self.call_after_refresh(fit_card, card)
+        self.composer.post_message(events.Key(event.key, event.character))
         if self.card_told is not card:  # once a card: else the key seems lost
             self.card_told = card
             self.notify(HELD_BACK, timeout=4)
-        return True
+
+    def _after_letter(self, card: Card, event: events.Key) -> bool:
+        """A key read while a card's letter waits (see :meth:`key_read`): printable, or backspace,
+        it and the letter go to the input box (True); esc drops the letter (it stops the turn);
+        any other key lets the letter act first."""
+        held = self.letter
+        assert held is not None
+        self.letter = None
+        if held[0] is not card:
+            return False
+        if (event.is_printable and event.character) or event.key == "backspace":
+            self._to_box(card, held[1], event.time)
+            self._to_box(card, event, event.time)
+            return True
+        if event.key != "escape":
+            card.shortcut(held[1].key)
+        return False
+
+    def _letter_due(self, event: events.Key) -> None:
+        """The card's letter waited its while, and no key came after it: it acts (run behind the
+        keys read before now, which would have taken it to the input box)."""
+        held = self.letter
+        if held is None or held[1] is not event:
+            return
+        self.letter = None
+        card = held[0]
+        if card is self.card and not card.answered:
+            self.typed_at = None
+            card.shortcut(event.key)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste while an approval card is up goes to the input box, as typing does."""
+        card = self.card
+        if isinstance(card, ApprovalCard) and not card.answered:
+            event.stop()
+            self.letter = None
+            now = _time.get_time()
+            self.typed_at = self.drafted_at = now
+            if not self.composer.display:
+                self.composer.beside_card = True
+                self.composer.display = True
+                self.call_after_refresh(fit_card, card)
+            self.composer.post_message(events.Paste(event.text))
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """Words sent from the box above a card (enter) leave it empty: it goes, the card stays."""
+        card, box = self.card, self.composer
+        up = card is not None and not card.answered
+        if event.text_area is box and up and card is not None and box.beside_card and not box.text:
+            box.display = False
+            self.call_after_refresh(fit_card, card)
 
     def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
         """tab: from the input box (or the conversation) to the newest row the focus can reach,
@@ -445,8 +557,11 @@ class MainScreen(ViewKeys):
         is up that is not answered yet)."""
         if not (event.is_printable and event.character):
             return False
+        card = self.card
+        if card is not None and not card.answered:
+            return False  # the card's, or sent to the box as it was read (key_read)
         if not self.composer.display:
-            if self.card is None or not self.card.answered:
+            if card is None:
                 return False
             self.composer.display = True  # the card goes: keys typed after its answer are new words
         event.stop()

@@ -44,6 +44,8 @@ def fit_card(card: Widget, height: int | None = None) -> None:
         return
     fixed = sum(_rows(child) for child in card.children if child not in scrolls and child.display)
     frame = card.parent
+    if isinstance(frame, Widget):  # the input box above the card, with words typed at it
+        fixed += sum(_rows(child) for child in frame.children if child is not card and child.display)
     left = _left_for(frame, height) if isinstance(frame, Widget) else height
     room = min(int(height * FRAME_SHARE), left) - FRAME_BORDER - fixed
     # once tight at this height it stays so: without the blank lines it would fit, and loosen again

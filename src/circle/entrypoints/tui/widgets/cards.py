@@ -26,6 +26,10 @@ moment after showing them)."""
 PREVIEW_LINES = 30
 SCROLL_KEYS = ("pageup", "pagedown")
 BACKGROUND_NOTE = "It runs in the background as a job; /jobs shows its output."
+SHORTCUTS = {"y": 0, "1": 0, "2": 1, "n": 2, "3": 2}
+"""An approval card's keys for its options. Allowing for the whole session has a number only:
+"a" began many a word typed at the card ("and", "also", "actually") and, read as the card's,
+allowed every later command of the kind without asking."""
 
 
 class Card(Vertical, can_focus=True):
@@ -92,6 +96,14 @@ class Card(Vertical, can_focus=True):
         text.rstrip()
         self.option_lines.update(text)
 
+    def binds(self, key: str) -> bool:
+        """Whether a printable ``key`` picks an option here (its own box takes the rest)."""
+        return False
+
+    def shortcut(self, key: str) -> bool:
+        """Act on ``key``, a key :meth:`binds`, read a moment ago; True when it acted."""
+        return False
+
     def move(self, step: int) -> None:
         if self.options:
             self.selected = (self.selected + step) % len(self.options)
@@ -148,7 +160,7 @@ class ApprovalCard(Card):
             pending,
             title=title,
             options=list(self.CHOICES),
-            keys="y once · a this session · n deny · esc stop · ↑↓ enter · pgup pgdn scroll",
+            keys="y once · 2 this session · n deny · esc stop · ↑↓ enter · pgup pgdn scroll",
         )
 
     def body(self) -> ComposeResult:
@@ -181,12 +193,20 @@ class ApprovalCard(Card):
         else:
             self.finish(refused(DENIED))
 
+    def binds(self, key: str) -> bool:
+        return key in SHORTCUTS
+
+    def shortcut(self, key: str) -> bool:
+        if key not in SHORTCUTS or self.answered:
+            return False
+        self.choose(SHORTCUTS[key])
+        return True
+
     def on_key(self, event: events.Key) -> None:
-        keys = {"y": 0, "1": 0, "a": 1, "2": 1, "n": 2, "3": 2}
         if event.key == "escape":
             self.finish(refused(STOPPED), stop_turn=True)
-        elif event.key in keys:
-            self.choose(keys[event.key])
+        elif event.key in SHORTCUTS:
+            self.choose(SHORTCUTS[event.key])
         elif event.key == "enter":
             self.choose(self.selected)
         elif event.key in ("up", "down"):

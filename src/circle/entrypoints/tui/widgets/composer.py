@@ -106,6 +106,8 @@ class Composer(TextArea):
         self._strip_asked = False
         """↓ on the empty box asked for the strip, and no key came here since."""
         self._completed_for = ""  # the text the completion list was made for
+        self.beside_card = False
+        """Shown above a card for the words typed at it: the focus stays on the card."""
 
     @property
     def typing(self) -> bool:
@@ -164,6 +166,8 @@ class Composer(TextArea):
         selected by a ↓ read in the same burst) is typed here, and the focus comes back with it,
         so the enter typed next sends the text rather than acting on that part."""
         focused = self.screen.focused
+        if self.beside_card:
+            return
         if focused is None or not isinstance(focused, (Input, TextArea)):
             self.screen.set_focus(self)
 
