@@ -87,7 +87,7 @@ async def test_the_jobs_pickers_rows_are_cut_at_50_columns_and_whole_when_widene
         await until(pilot, lambda: picker.query_one(OptionList).option_count == 1)
         await pilot.pause(0.1)
         assert picker.query_one(OptionList).virtual_size.height == 1  # one line for its one row
-        rows = [line for line in screen_lines(app) if "job-1" in line]
+        rows = [line for line in screen_lines(app) if "job-1  running" in line]  # the picker's row
         assert len(rows) == 1 and rows[0].rstrip(" │").endswith("…"), screen_lines(app)
         await pilot.resize_terminal(140, 45)
         await until(pilot, lambda: any("--line-buffered error" in line for line in screen_lines(app)))

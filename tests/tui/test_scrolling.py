@@ -122,3 +122,24 @@ async def test_quick_page_keys_each_scroll_a_page_of_the_transcript(
             app.post_message(events.Key("pageup", None))
         await until(pilot, lambda: scroll.scroll_y <= start - 4 * page, within=5)
         assert scroll.scroll_y == start - 4 * page
+
+
+async def test_the_transcripts_title_keeps_how_to_leave_at_every_width(
+    make_app: Callable[..., CircleApp],
+) -> None:
+    """At 50 columns it read 'Transcript, every output in full · esc or ctrl+o', cut mid-word."""
+    from textual.widgets import Static
+
+    from circle.entrypoints.tui.screens.transcript import TITLES, TranscriptScreen
+
+    app = make_app()
+    async with app.run_test(size=(50, 16)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        title = app.screen.query_one("#transcript-title", Static)
+        await until(pilot, lambda: str(title.render()) == "Transcript · esc or ctrl+o closes")
+        await pilot.resize_terminal(140, 45)
+        await until(pilot, lambda: str(title.render()) == TITLES[0])
+        await pilot.resize_terminal(30, 16)
+        await until(pilot, lambda: str(title.render()) == "Transcript · esc closes")

@@ -7,6 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -30,7 +31,18 @@ from circle.entrypoints.tui.widgets.paging import page_by
 from circle.entrypoints.tui.widgets.stale_keys import TakesTyping
 from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, command_text, diff_text
 
-TITLE = "Transcript, every output in full · esc or ctrl+o closes · pgup pgdn home end"
+TITLES = (
+    "Transcript, every output in full · esc or ctrl+o closes · pgup pgdn home end",
+    "Transcript, every output in full · esc or ctrl+o closes",
+    "Transcript · esc or ctrl+o closes",
+    "Transcript · esc closes",
+)
+"""The title line, the first that fits the width: how to leave is the last thing cut."""
+
+
+def title_for(width: int) -> str:
+    """The longest of :data:`TITLES` within ``width`` cells (the shortest when none is)."""
+    return next((title for title in TITLES if cell_len(title) <= width), TITLES[-1])
 
 
 SLICE_S = 0.015
@@ -200,13 +212,16 @@ class TranscriptScreen(Screen[None]):
         return "\n\n".join(block.plain for block in self.blocks)
 
     def compose(self) -> ComposeResult:
-        yield Static(TITLE, id="transcript-title", markup=False)
+        yield Static(title_for(self.app.size.width - 2), id="transcript-title", markup=False)
         lines = 2 * max(self.app.size.height, 24)
         first = self._take(budget=SLICE_S, lines=lines, last=True)
         with self.scroll:
             if not first and self.done:
                 yield Static(Text("Nothing said yet.", style="dim"), id="transcript-text")
             yield from first
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one("#transcript-title", Static).update(title_for(event.size.width - 2))
 
     def on_mount(self) -> None:
         self.scroll.focus()
@@ -288,4 +303,14 @@ class TranscriptScreen(Screen[None]):
         page_by(self.scroll, pages)
 
 
-__all__ = ["SLICE_S", "CallAt", "TranscriptScreen", "call_diffs", "call_marks", "segment", "transcript_text"]
+__all__ = [
+    "SLICE_S",
+    "TITLES",
+    "CallAt",
+    "TranscriptScreen",
+    "call_diffs",
+    "call_marks",
+    "segment",
+    "title_for",
+    "transcript_text",
+]
