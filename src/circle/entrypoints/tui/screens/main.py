@@ -7,6 +7,7 @@ at once; it is to move to a module of its own with the screen's next change."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -20,6 +21,7 @@ from textual.css.query import QueryType
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
+from textual.worker import Worker, get_current_worker
 
 from circle.application.events import (
     ErrorReported,
@@ -61,6 +63,9 @@ LETTER_WAIT_S = 0.3
 both the input box's, so "yes, but…" or "no wait" typed at a card answers nothing."""
 CARD_WAITS = "a card waits · it shows when you pause or send"
 """The busy line's words while the words being typed in the input box hold a card back."""
+SHELL_CUT = "(its output is not kept once stopped)"
+SHELL_STOPPED = "not sent to the model"
+"""Said under a person's ``!command`` stopped before its end (``[stopped; …]``): nothing goes."""
 BURST_GAP_S = 0.4
 """Seconds at most between two keys of one run of typing. A run begun in the input box, or before
 a card was ready for keys, stays the box's while it lasts: the enter that ends its words would
@@ -138,6 +143,8 @@ class MainScreen(ViewKeys):
         """The card an esc was read for: the keys read behind it wait for it to answer."""
         self.held_over: str | None = None
         """What the busy line said before it said a card waits (:data:`CARD_WAITS`)."""
+        self.shells: list[tuple[Worker[None], str]] = []
+        """The person's ``!commands`` running now, oldest first, with their command lines."""
         self.when_mounted: Callable[[], None] | None = None
         """Called once this screen is mounted, before its first frame: the app gives the input box
         the keys typed while Circle started, so that frame shows them."""
@@ -232,6 +239,7 @@ class MainScreen(ViewKeys):
             self.conversation.notice(STOPPED_HINT, kind="hint")
         self.stopped_at_card = self.stopping = False
         self.busy.hide()
+        self._idle_busy()  # a command the person runs goes on
         self.turn_started = None
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
 
@@ -306,8 +314,7 @@ class MainScreen(ViewKeys):
         except CircleError as exc:
             self.conversation.notice(f"error: {exc.message}", kind="error")
         finally:
-            if not self.host.session.is_running:
-                self.busy.hide()
+            self._idle_busy()
             self.refresh_footer()
             waiting, self.waiting, self.stopping = self.waiting or [], None, False
             for text, typed in waiting:  # no turn of this worker ran after they were sent
@@ -315,18 +322,44 @@ class MainScreen(ViewKeys):
 
     @work(group="shell")
     async def run_shell(self, command: str, *, sent: bool) -> None:
+        """Run the person's ``command``: a line says it runs (esc stops it) until its row comes."""
+        running = (get_current_worker(), command)
+        self.shells.append(running)
+        line = self.conversation.notice(f"Running ! {command} · esc stops it", kind="info")
         self.busy.show(f"! {command}")
         try:
             outcome = await self.host.shell(command, sent=sent)
         except CircleError as exc:
             self.conversation.notice(f"error: {exc.message}", kind="error")
             return
+        except asyncio.CancelledError:  # esc or ctrl+c: the command and its group were killed
+            after = len(self.host.session.conversation.messages)
+            self.conversation.add(
+                ShellRow(command, SHELL_CUT, code=None, sent=sent, said=SHELL_STOPPED, after=after)
+            )
+            raise
         finally:
-            if not self.host.session.is_running:
-                self.busy.hide()
+            self.shells.remove(running)
+            line.remove()
+            self._idle_busy()
         after = len(self.host.session.conversation.messages)
         row = ShellRow(outcome.command, outcome.output, code=outcome.exit_code, sent=sent, after=after)
         self.conversation.add(row)
+
+    def _idle_busy(self) -> None:
+        """No turn runs: the busy line shows the person's command still running, else goes."""
+        if self.host.session.is_running:
+            return
+        if self.shells:
+            self.busy.show(f"! {self.shells[-1][1]}")
+        else:
+            self.busy.hide()
+
+    def _stop_shells(self) -> bool:
+        """Stop the person's running commands (each with its process group); True if one ran."""
+        for worker, _command in self.shells:
+            worker.cancel()
+        return bool(self.shells)
 
     async def _list_folder(self, folder: str) -> list[tuple[str, bool]]:
         import posixpath
@@ -587,6 +620,7 @@ class MainScreen(ViewKeys):
         if self.completions.open:
             self.completions.hide()
             return
+        self._stop_shells()
         if self.host.cancel():
             self.busy.show("Cancelling…")
             self.stopping = True
@@ -629,6 +663,7 @@ class MainScreen(ViewKeys):
             self.post_message(self.QuitWanted(130))
             return
         self.last_interrupt = now
+        self._stop_shells()
         self.host.cancel()
         self.notify("Press ctrl+c again to leave Circle.", timeout=2)
 
