@@ -104,3 +104,16 @@ def test_the_chat_and_anthropic_bodies_stay_valid_with_a_cut_answer_between_two_
     body, _ = AnthropicEncoder().encode(request, model="m", scope="x")
     wire = json.loads(body)["messages"]
     assert [m["role"] for m in wire] == ["user"]  # the two person's messages, in one
+
+
+def test_sendable_looks_again_only_at_the_messages_added_and_agrees_with_a_fresh_look() -> None:
+    from circle.application.guards import Sendable
+
+    history = [Message.user("a"), CUT, Message.user("b")]
+    sendable = Sendable()
+    assert sendable(history) == (history[0], history[2])
+    answered = Message(role="assistant", parts=(TextPart(text="ok"),))
+    history += [answered, CUT]
+    assert sendable(history) == (history[0], history[2], answered)
+    del history[-2:]  # /undo: the history is shorter
+    assert sendable(history) == request_messages(history) == (history[0], history[2])

@@ -56,7 +56,7 @@ from .events import (
     TurnEnded,
     TurnStarted,
 )
-from .guards import ask_model, check_call, request_messages, with_repair_note
+from .guards import Sendable, ask_model, check_call, request_messages, with_repair_note
 from .hooks import HookRunner
 from .media import MediaFilter
 from .ports.approver import ApprovalRequest
@@ -177,6 +177,7 @@ class AgentLoop:
         self._turn_start = 0
         self._turn_unstored = Usage()
         self._stopped: Message | None = None  # what an answer stopped as it streamed had said
+        self._sendable = Sendable()
         self._so_far: dict[str, str] = {}
         """The running calls' output so far by call id: a stopped call's result keeps it."""
         budget = RequestBudget.for_model(
@@ -302,7 +303,8 @@ class AgentLoop:
             )
 
     def _messages(self, conversation: Conversation) -> tuple[Message, ...]:
-        return self._media.apply(self.window.prune(request_messages(conversation.messages)))
+        sent = request_messages(conversation.messages, sendable=self._sendable)
+        return self._media.apply(self.window.prune(sent))
 
     def _request(self, messages: tuple[Message, ...]) -> ModelRequest:
         return ModelRequest(

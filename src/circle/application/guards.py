@@ -35,6 +35,7 @@ from circle.domain.errors import CircleError
 from circle.domain.loop_guard import loop_reminder
 from circle.domain.messages import Message, Part, StopReason, TextPart, ThinkingPart, ToolCallPart, Usage
 from circle.domain.model import ModelRequest, StreamRestarted, TextDelta, ThinkingDelta
+from circle.domain.prefix import seen_length
 from circle.domain.repetition import RepetitionDetector
 from circle.domain.tool_repair import Repaired, RepairError, repair_call
 
@@ -54,15 +55,39 @@ ABORTED_NOTE = "Request was aborted"
 Kind = Literal["text", "thinking"]
 
 
-def request_messages(history: Sequence[Message]) -> tuple[Message, ...]:
+def request_messages(history: Sequence[Message], *, sendable: Sendable | None = None) -> tuple[Message, ...]:
     """The messages of the next request: the history without the answers that say nothing to the
-    model (:func:`says_something`), and a loop reminder when one is due."""
-    sent = tuple([m for m in history if m.role != "assistant" or says_something(m)])
+    model (:func:`says_something`; ``sendable`` looks only at those added since it last did), and
+    a loop reminder when one is due."""
+    sent = (sendable or Sendable())(history)
     reminder = loop_reminder(sent)
     if reminder is None:
         return sent
     log.info("loop guard: %s", reminder)
     return (*sent, Message.user(reminder))
+
+
+class Sendable:
+    """The messages of a history that may be sent (:func:`says_something`), worked out for the
+    messages added since the last history only (a long session's every request repeats it)."""
+
+    def __init__(self) -> None:
+        self._seen: tuple[Message, ...] = ()
+        self._sent: list[Message] = []
+        self._counts: list[int] = []
+        """How many of the first 1, 2, … messages seen may be sent."""
+
+    def __call__(self, history: Sequence[Message]) -> tuple[Message, ...]:
+        seen = tuple(history)
+        known = seen_length(self._seen, seen)
+        counts = self._counts[:known]
+        sent = self._sent[: counts[-1] if counts else 0]
+        for message in seen[known:]:
+            if message.role != "assistant" or says_something(message):
+                sent.append(message)
+            counts.append(len(sent))
+        self._seen, self._sent, self._counts = seen, sent, counts
+        return tuple(sent)
 
 
 def says_something(answer: Message) -> bool:
@@ -278,6 +303,7 @@ __all__ = [
     "REPEATED_TEXT_NOTE",
     "REPEATED_THINKING_NOTE",
     "THINKING_REMINDER",
+    "Sendable",
     "ask_model",
     "check_call",
     "request_messages",
