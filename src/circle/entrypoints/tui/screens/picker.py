@@ -14,6 +14,9 @@ from textual.widgets.option_list import Option
 
 from circle.entrypoints.tui.widgets.stale_keys import pass_on
 
+REFIT_S = 0.25
+"""How often an open picker checks that it still fits the rows above the input box."""
+
 
 class PickerScreen(ModalScreen[str | None]):
     """Shows ``items`` (id, label); enter picks the highlighted one, esc picks none. The item whose
@@ -43,6 +46,8 @@ class PickerScreen(ModalScreen[str | None]):
         self.empty = empty
         self.current = current
         self.shown: list[tuple[str, str]] = list(items)
+        self._fitted: tuple[int, int, int] | None = None
+        """The list's rows, the picker's top row and its most rows, as last laid out."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
@@ -54,6 +59,50 @@ class PickerScreen(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self._fill("")
         self.query_one(Input).focus()
+        self._fit()
+        self.set_interval(REFIT_S, self._fit)  # the session below may change (a strip shown)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """Keep the picker inside the rows it may take (over the session screen, those above its
+        input box; else the screen's): the list gets what the title, filter and keys line leave,
+        and scrolls (its highlighted row kept in sight) when its items need more. The picker is
+        centred on the screen, moved up when that would put it over the input box."""
+        height = self.app.size.height
+        if not height:
+            return
+        bottom = 0
+        below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
+        if below is not None and below.query("#conversation"):
+            area = below.query_one("#conversation").region
+            # the screen below is laid out again only when shown: its rows are the app's or stale
+            bottom = height - area.bottom if below.size == self.app.size and area.height else 5
+        top = 1 if height - bottom >= 16 else 0  # a row of the session shows above and below
+        free = height - top - max(0, min(bottom + top, height - top - 6))
+        box = self.query_one("#picker")
+        fixed = sum(widget.outer_size.height or 1 for widget in box.children if widget.id != "picker-list")
+        options = self.query_one(OptionList)
+        rows = max(1, min(20, free - 2 - fixed))
+        tall = 2 + fixed + min(rows, max(1, options.option_count))
+        fit = (rows, max(0, min((height - tall) // 2, top + free - tall)), free)
+        if fit == self._fitted:
+            return
+        self._fitted = fit
+        options.styles.max_height = rows
+        self.styles.align_vertical = "top"
+        box.styles.margin = (fit[1], 0, 0, 0)
+        box.styles.max_height = free
+        self.call_after_refresh(self._fit_again, fixed)
+
+    def _fit_again(self, fixed: int) -> None:
+        box = self.query_one("#picker")
+        if sum(widget.outer_size.height for widget in box.children if widget.id != "picker-list") != fixed:
+            self._fitted = None
+            self._fit()  # the title or keys line wrapped differently at this width
+            return
+        self.query_one(OptionList).scroll_to_highlight()  # the list shrank: the highlight stays in sight
 
     def _fill(self, query: str) -> None:
         words = query.lower().split()
@@ -69,6 +118,7 @@ class PickerScreen(ModalScreen[str | None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._fill(event.value)
+        self._fit()  # fewer items: a shorter picker, centred again
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
