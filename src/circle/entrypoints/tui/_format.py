@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 
 from pydantic import JsonValue
+from rich.ansi import AnsiDecoder
 from rich.cells import cell_len
 from rich.text import Text
 
@@ -275,6 +277,53 @@ def clip(text: str, lines: int) -> tuple[str, int]:
     return "\n".join(split[:lines]), len(split) - lines
 
 
+_SEQUENCES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]")
+"""Escape sequences a terminal would act on: CSI (colours, cursor moves, erasing), OSC (titles,
+links, ended by BEL or ST) and the two-character ones (``ESC 7``, ``ESC (B``)."""
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def terminal_text(output: str) -> Text:
+    """A command's output as a terminal shows it: colours and bold (SGR) as styles, any other
+    escape sequence dropped, and on each line the text after a carriage return written over the
+    line from its start (a progress bar shows its last state). What is left of control characters
+    is escaped (:func:`circle.domain.display.escape_for_display`). Display only: the model reads
+    the output as it came."""
+    decoder = AnsiDecoder()
+    text = Text()
+    for index, line in enumerate(output.split("\n")):
+        if index:
+            text.append("\n")
+        shown = Text()
+        for part in line.split("\r"):
+            over = decoder.decode_line(_escaped(part))  # the style goes on across the return
+            shown = over + shown[len(over.plain) :] if len(over.plain) < len(shown.plain) else over
+        text.append_text(shown)
+    return text
+
+
+def _escaped(part: str) -> str:
+    """``part`` with its SGR sequences kept, every other escape sequence dropped and the rest of
+    its control characters escaped."""
+    pieces: list[str] = []
+    kept = 0
+    for found in _SEQUENCES.finditer(part):
+        pieces.append(display.escape_for_display(part[kept : found.start()], newlines=False))
+        if _SGR.fullmatch(found[0]):
+            pieces.append(found[0])
+        kept = found.end()
+    pieces.append(display.escape_for_display(part[kept:], newlines=False))
+    return "".join(pieces)
+
+
+def clip_text(text: Text, lines: int) -> tuple[Text, int]:
+    """:func:`clip` of styled text: its first ``lines`` lines and how many were left out."""
+    split = text.split("\n", allow_blank=True)
+    if len(split) <= lines:
+        return text, 0
+    return Text("\n").join(split[:lines]), len(split) - lines
+
+
 def more_shown(more: int) -> str:
     """``… 1 more line``, ``… 29 more lines``: what a folded row leaves out."""
     return f"… {more} more line{'' if more == 1 else 's'}"
@@ -298,6 +347,7 @@ def compaction_line(event: CompactionEnded) -> tuple[str, str]:
 __all__ = [
     "STOPPED_LINE",
     "clip",
+    "clip_text",
     "compaction_line",
     "cost",
     "duration",
@@ -307,6 +357,7 @@ __all__ = [
     "middle_cut",
     "more_shown",
     "one_line",
+    "terminal_text",
     "tokens",
     "tool_title",
     "turn_line",

@@ -8,8 +8,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from circle.domain.display import escape_for_display
-from circle.entrypoints.tui._format import clip, more_shown
+from circle.entrypoints.tui._format import clip_text, more_shown, terminal_text
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
 from circle.entrypoints.tui.widgets.tool_row import FOLD, OUTPUT_LINES, UNFOLD, command_text
 
@@ -64,16 +63,17 @@ class ShellRow(Static, can_focus=True):
     def whole(self) -> Text:
         """The command and all of its output, as the transcript shows it."""
         text = command_text(self.command, prompt=self.prompt)
-        text.append("\n" + (escape_for_display(self.output) or "(no output)"))
+        text.append("\n")
+        text.append_text(terminal_text(self.output) if self.output else Text("(no output)"))
         return text
 
     def _text(self) -> Text:
-        whole = escape_for_display(self.output)
-        shown, more = (whole, 0) if self.expanded else clip(whole, SHELL_LINES)
+        whole = terminal_text(self.output)
+        shown, more = (whole, 0) if self.expanded else clip_text(whole, SHELL_LINES)
         self.folds = self.expanded or more > 0
         text = command_text(self.command, prompt=self.prompt)
         text.append("\n")
-        text.append(shown)
+        text.append_text(shown)
         if more:
             text.append("\n" + more_shown(more), style="dim")
         status = f"exit code {self.code}" if self.code is not None else "stopped"

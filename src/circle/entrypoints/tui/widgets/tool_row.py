@@ -16,7 +16,14 @@ from textual.widgets import Static
 from circle.domain.display import command_lines, escape_for_display, more_lines
 from circle.domain.messages import ToolResultPart, was_interrupted
 from circle.domain.todos import MARKS, WRITE_TODOS
-from circle.entrypoints.tui._format import clip, edit_preview, more_shown, tool_title
+from circle.entrypoints.tui._format import (
+    clip,
+    clip_text,
+    edit_preview,
+    more_shown,
+    terminal_text,
+    tool_title,
+)
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
 from circle.entrypoints.tui.widgets.status import TODO_MARKS
 
@@ -152,12 +159,22 @@ class ToolRow(Vertical, can_focus=True):
         """While the call runs: the last :data:`LIVE_LINES` lines of its output so far."""
         if self.result is not None or not partial:  # nothing written yet
             return
-        lines = escape_for_display(partial.rstrip("\n")).split("\n")
+        lines = self._output(partial.rstrip("\n")).split("\n", allow_blank=True)
         text = self._command()
         if len(lines) > LIVE_LINES:
-            text.append(f"… {len(lines) - LIVE_LINES} lines above\n", style="dim")
-        text.append("\n".join(lines[-LIVE_LINES:]), style="dim")
+            above = len(lines) - LIVE_LINES
+            text.append(f"… {above} line{'' if above == 1 else 's'} above\n", style="dim")
+        last = Text("\n").join(lines[-LIVE_LINES:])
+        last.stylize_before("dim")
+        text.append_text(last)
         self.body.update(text)
+
+    def _output(self, output: str) -> Text:
+        """A command's output as a terminal shows it (colours, carriage returns); any other
+        tool's, escaped."""
+        if self.tool_name == "execute":
+            return terminal_text(output)
+        return Text(escape_for_display(output))
 
     def end(self, result: str, *, is_error: bool) -> None:
         self.result, self.is_error = result, is_error
@@ -229,12 +246,15 @@ class ToolRow(Vertical, can_focus=True):
         output, status = split_status(result.strip()) if self.tool_name == "execute" else (result, None)
         if self.tool_name == WRITE_TODOS and not is_error:
             output = todo_marks(output)
-        whole = escape_for_display(output.strip())
-        shown, more = (whole, 0) if self.expanded else clip(whole, OUTPUT_LINES)
+        whole = self._output(output.strip())
+        shown, more = (whole, 0) if self.expanded else clip_text(whole, OUTPUT_LINES)
         self.folds = self.expanded or more > 0
         text = self._command()
         style = "red" if is_error else ""
-        text.append(shown, style=style)
+        if style:
+            shown = shown.copy()
+            shown.stylize_before(style)
+        text.append_text(shown)
         if more:
             text.append("\n" + more_shown(more), style="dim")
         if status is not None:
