@@ -215,7 +215,7 @@ async def test_a_command_row_shows_a_padded_command_whole_and_says_how_many_line
         row = screen.conversation.query_one(ToolRow)
         assert str(row.header.content) == "✓ execute  ls -la ⏎ ; rm -rf build  (+60 more lines)"
         assert str(row.body.content).splitlines()[:3] == [
-            "$ ls -la  (+60 more lines)",
+            "$ ls -la",  # its lines follow: the count is the title's, not said again here
             "  ⋯ 59 blank lines",
             "  ; rm -rf build",
         ]

@@ -10,7 +10,14 @@ from textual.widgets import Static
 
 from circle.entrypoints.tui._format import clip_text, more_shown, terminal_text
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
-from circle.entrypoints.tui.widgets.tool_row import FOLD, OUTPUT_LINES, UNFOLD, command_text
+from circle.entrypoints.tui.widgets.tool_row import (
+    COMMAND_LINES,
+    FOLD,
+    OUTPUT_LINES,
+    UNFOLD,
+    command_folds,
+    command_text,
+)
 
 SHELL_LINES = OUTPUT_LINES * 2
 
@@ -70,8 +77,9 @@ class ShellRow(Static, can_focus=True):
     def _text(self) -> Text:
         whole = terminal_text(self.output)
         shown, more = (whole, 0) if self.expanded else clip_text(whole, SHELL_LINES)
-        self.folds = self.expanded or more > 0
-        text = command_text(self.command, prompt=self.prompt)
+        self.folds = self.expanded or more > 0 or command_folds(self.command, COMMAND_LINES)
+        lines = None if self.expanded else COMMAND_LINES
+        text = command_text(self.command, prompt=self.prompt, lines=lines, note=False)
         text.append("\n")
         text.append_text(shown)
         if more:

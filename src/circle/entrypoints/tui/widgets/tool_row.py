@@ -28,6 +28,8 @@ from circle.entrypoints.tui.widgets.stale_keys import type_outside
 from circle.entrypoints.tui.widgets.status import TODO_MARKS
 
 OUTPUT_LINES = 12
+COMMAND_LINES = OUTPUT_LINES
+"""The lines of a long command a folded row shows (a pasted script), like its output's."""
 DIFF_LINES = 40
 LIVE_LINES = 5
 """The last lines of a running command's output shown in its row."""
@@ -68,19 +70,37 @@ def diff_text(diff: str, *, lines: int | None = DIFF_LINES) -> Text:
     return text
 
 
-def command_text(command: str, *, prompt: str = "$ ") -> Text:
-    """The whole command, escaped: ``$``, its first line and ``(+N more lines)`` beside it when it
-    has more, then every other line, runs of blank lines folded into a marker that counts them."""
+def command_text(command: str, *, prompt: str = "$ ", lines: int | None = None, note: bool = True) -> Text:
+    """The command, escaped: ``$`` and its first line, then its other lines, runs of blank lines
+    folded into a marker that counts them.
+
+    Args:
+        command: The command as it was given.
+        prompt: What goes before its first line.
+        lines: Show at most this many lines, then ``… 28 more lines`` for the rest (a row's fold);
+            None shows them all.
+        note: Write ``(+N more lines)`` beside the first line of a command of several (a card
+            or the transcript, where the lines may be scrolled out of sight); a row leaves it out.
+    """
     text = Text()
     lead = " " * len(prompt)
-    for index, line in enumerate(command_lines(command)):
+    shown = command_lines(command)
+    kept = shown if lines is None else shown[: max(1, lines)]
+    for index, line in enumerate(kept):
         text.append(prompt if index == 0 else lead, style="bold")
         text.append(line.text, style="dim italic" if line.blank_lines else "bold")
-        if index == 0 and (more := more_lines(command)):
+        if index == 0 and note and (more := more_lines(command)):
             text.append(f"  {more}", style="dim")
         text.append("\n")
+    if hidden := sum(max(1, line.blank_lines) for line in shown[len(kept) :]):
+        text.append(lead + more_shown(hidden) + "\n", style="dim")
     text.rstrip()
     return text
+
+
+def command_folds(command: str, lines: int) -> bool:
+    """The command has more than ``lines`` lines to show: its row folds it."""
+    return len(command_lines(command)) > lines
 
 
 class Heading(Static):
@@ -228,12 +248,21 @@ class ToolRow(Vertical, can_focus=True):
             self.toggle()
 
     def _command(self) -> Text:
-        """The command of an execute call, on its own lines (empty for other tools)."""
+        """The command of an execute call, on its own lines, folded as its output is (empty for
+        other tools)."""
         text = Text()
         if self.tool_name == "execute" and isinstance(command := self.args.get("command"), str):
-            text.append_text(command_text(command))
+            text.append_text(
+                command_text(command, lines=None if self.expanded else COMMAND_LINES, note=False)
+            )
             text.append("\n")
         return text
+
+    def _command_folds(self) -> bool:
+        command = self.args.get("command")
+        return (
+            self.tool_name == "execute" and isinstance(command, str) and command_folds(command, COMMAND_LINES)
+        )
 
     def _draw_end(self) -> None:
         result, is_error = self.result or "", self.is_error
@@ -248,7 +277,7 @@ class ToolRow(Vertical, can_focus=True):
             output = todo_marks(output)
         whole = self._output(output.strip())
         shown, more = (whole, 0) if self.expanded else clip_text(whole, OUTPUT_LINES)
-        self.folds = self.expanded or more > 0
+        self.folds = self.expanded or more > 0 or self._command_folds()
         text = self._command()
         style = "red" if is_error else ""
         if style:
@@ -276,12 +305,14 @@ def todo_marks(result: str) -> str:
 
 
 __all__ = [
+    "COMMAND_LINES",
     "DIFF_LINES",
     "FILE_TOOLS",
     "LIVE_LINES",
     "OUTPUT_LINES",
     "Heading",
     "ToolRow",
+    "command_folds",
     "command_text",
     "diff_text",
 ]
