@@ -32,8 +32,14 @@ from circle.entrypoints.tui.widgets.stale_keys import pass_on
 MATCH_STYLE = "black on #d7af5f"
 CURRENT_STYLE = "bold black on #ff8700"
 KEYS = "enter next · shift+enter/↑ previous · esc close"
+SHORTER_KEYS = ("enter next · ↑ previous · esc close", "enter · ↑ · esc", "esc")
+"""The keys line where the whole one would squeeze the query field, longest first (none at all
+where even the last would)."""
+FIELD_ROOM = 20
+"""The columns the query field keeps (its padding in them) before the keys line shows."""
 PARTLY = " in what is drawn · ctrl+o: all"
 """After the count, when earlier messages are not drawn (a long resumed session)."""
+PARTLY_SHORT = " · ctrl+o: all"
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,12 +230,31 @@ class FindBar(Horizontal):
         whether all is drawn: a search covers what is drawn."""
         self.field = _Field(placeholder="find in the conversation", id="find-input")
         self.count = Static("", id="find-count", markup=False)
+        self.keys = Static(KEYS, id="find-keys", markup=False)
         self._back_to: Widget | None = None
 
     def compose(self) -> ComposeResult:
         yield self.field
         yield self.count
-        yield Static(KEYS, id="find-keys", markup=False)
+        yield self.keys
+
+    def on_resize(self) -> None:
+        self._show_count()
+
+    def _show_count(self) -> None:
+        """The count (and a note when not all is drawn), then the longest keys line that leaves
+        the query field :data:`FIELD_ROOM` columns: at narrow widths the keys give way first."""
+        width = self.size.width or 200
+        count = self.finder.count_line if self.field.value else ""
+        if count and self.rest is not None and not self.rest.all_drawn:
+            wide = cell_len(count + PARTLY) + 2 + FIELD_ROOM + cell_len(SHORTER_KEYS[-1]) <= width
+            count += PARTLY if wide else PARTLY_SHORT
+        self.count.update(count)
+        room = width - FIELD_ROOM - max(10, cell_len(count) + 2)
+        keys = next((form for form in (KEYS, *SHORTER_KEYS) if cell_len(form) <= room), "")
+        if str(self.keys.content) != keys:
+            self.keys.update(keys)
+        self.keys.display = bool(keys)
 
     def open(self) -> None:
         """Show the bar with the focus in it (the term found before is found again)."""
@@ -249,8 +274,7 @@ class FindBar(Horizontal):
 
     def _find(self, term: str) -> None:
         self.finder.search(term)
-        partly = self.rest is not None and not self.rest.all_drawn
-        self.count.update((self.finder.count_line + (PARTLY if partly else "")) if term else "")
+        self._show_count()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -262,8 +286,7 @@ class FindBar(Horizontal):
 
     def action_step(self, by: int) -> None:
         self.finder.step(by)
-        partly = self.rest is not None and not self.rest.all_drawn
-        self.count.update((self.finder.count_line + (PARTLY if partly else "")) if self.field.value else "")
+        self._show_count()
 
     def action_close(self) -> None:
         self.finder.clear()
