@@ -341,7 +341,8 @@ def compaction_line(event: CompactionEnded) -> tuple[str, str]:
         return f"Compaction failed: {event.error}", "error"
     saved = f", {event.tokens_before:,} → {event.tokens_after:,} tokens" if event.tokens_before else ""
     where = f"; the full text is in {event.history_file}" if event.history_file else ""
-    return f"Compacted: {event.summarized} messages summarized, {event.kept} kept{saved}{where}", "info"
+    messages = f"{event.summarized} message{'' if event.summarized == 1 else 's'}"
+    return f"Compacted: {messages} summarized, {event.kept} kept{saved}{where}", "info"
 
 
 __all__ = [

@@ -117,7 +117,8 @@ class Thinking(Collapsible):
     def finish(self) -> None:
         self.done = True
         cut = ", cut" if self.was_cut else ""
-        self.title = f"Thought ({len(self.text.split())} words{cut})"
+        words = len(self.text.split())
+        self.title = f"Thought ({words} word{'' if words == 1 else 's'}{cut})"
 
     def cut(self) -> None:
         """The answer stopped: thinking that had not given way to the answer says it was cut,
