@@ -141,6 +141,7 @@ async def test_rewind_and_undo_put_files_back(
         assert backend.files.files["/work/a.txt"] == b"after\n"
         await send(pilot, screen, "/rewind")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        assert any("· 1 file" in line and "1 files" not in line for line in screen_lines(app))
         await pilot.press("enter")
         await until(pilot, lambda: "Rewound turn 1" in texts(screen))
         assert backend.files.files["/work/a.txt"] == b"before\n"

@@ -226,7 +226,8 @@ class SlashCommands:
             done = "  (rewound)" if turn.restored_at is not None else ""
             files = len(turn.receipts)
             label = _format.one_line(turn.label, 60)
-            items.append((str(turn.number), f"turn {turn.number}  {when}  {label}  · {files} files{done}"))
+            changed = f"{files} file{'' if files == 1 else 's'}"
+            items.append((str(turn.number), f"turn {turn.number}  {when}  {label}  · {changed}{done}"))
         chosen = argument or await self.pick(
             "Rewind: put back the files of", items, empty="No turn changed files."
         )
