@@ -71,7 +71,8 @@ async def test_esc_mid_thinking_marks_the_block_cut_and_the_turn_line_counts_its
         thinking = screen.conversation.query_one(Thinking)
         assert thinking.title == "Thought (40 words, cut)"
         assert thinking.collapsed
-        assert _turn_lines(app)[-1] == f"⏹ 0.0s · ~{len(words) // 4} tokens · $0.00 · cancelled"
+        line = _turn_lines(app)[-1]  # the guessed tokens are priced too: the cost is an estimate
+        assert line.startswith(f"⏹ 0.0s · ~{len(words) // 4} tokens · ~$") and line.endswith(" · cancelled")
 
 
 async def test_thinking_finished_before_esc_is_not_marked_cut(

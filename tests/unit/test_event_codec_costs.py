@@ -25,3 +25,12 @@ def test_a_budget_warning_names_what_is_spent_of_what() -> None:
         "limit_usd": 1.0,
         "message": "$0.80 of the session budget of $1.00 is spent",
     }
+
+
+def test_turn_end_says_how_many_output_tokens_were_guessed() -> None:
+    event = TurnEnded(
+        session_id="s", answer="a", usage=Usage(input=10, output=98), aborted=True, estimated=98
+    )
+    assert event_json(event)["estimated_output_tokens"] == 98
+    counted = TurnEnded(session_id="s", answer="a", usage=Usage(input=10, output=5))
+    assert "estimated_output_tokens" not in event_json(counted)

@@ -5,6 +5,10 @@ results are appended in call order. Cancellation is checked at every model and t
 and cancelling the running task stops a model stream or a command (with its process group).
 A tool output's ``usage`` (a subagent's answers) counts in the turn's usage and cost, and in the
 session's cost (kept in memory by the :class:`CostMeter`, since those answers are not stored).
+So do the output tokens no endpoint counted (a stream stopped before its count came), guessed
+from what streamed (:func:`~.guards.uncounted_tokens`): the turn's end says how many of its
+tokens are guessed (``estimated``), so whatever shows the turn's count and the session's total
+can mark both as estimates, and the two agree.
 """
 
 from __future__ import annotations
@@ -89,6 +93,8 @@ class TurnResult:
     """US dollars this turn's answers cost; None when the model's price is unknown."""
     session_cost: float | None = None
     """US dollars the session's answers cost so far, this turn included; None when unknown."""
+    estimated: int = 0
+    """Of ``usage``'s output tokens, those guessed: no endpoint counted them."""
 
 
 @dataclass
@@ -176,6 +182,10 @@ class AgentLoop:
         self._output_limit = info.max_output
         self._turn_start = 0
         self._turn_unstored = Usage()
+        self._turn_estimated = 0
+        self.estimated = 0
+        """The output tokens of the session's answers no endpoint counted, guessed (in
+        ``costs.unstored`` too: kept in memory, as those are not stored)."""
         self._stopped: Message | None = None  # what an answer stopped as it streamed had said
         self._sendable = Sendable()
         self._so_far: dict[str, str] = {}
@@ -214,6 +224,7 @@ class AgentLoop:
         await conversation.load()  # a session opened by its tail: the model reads all of it
         self.events.emit(TurnStarted(session_id=conversation.session_id, message=prompt))
         self._turn_unstored = Usage()
+        self._turn_estimated = 0
         self._turn_start = len(conversation.messages)
         self._stopped = None
         self._so_far.clear()
@@ -292,14 +303,24 @@ class AgentLoop:
         try:
             request = self._request(messages)
             return await ask_model(
-                self.model, request, events=self.events, model_name=name, stopped=self._keep
+                self.model,
+                request,
+                events=self.events,
+                model_name=name,
+                stopped=self._keep,
+                estimated=self._estimated,
             )
         except ContextOverflowError:
             if await self.compact(conversation, reason="overflow") is None:
                 raise
             request = self._request(self._messages(conversation))
             return await ask_model(
-                self.model, request, events=self.events, model_name=name, stopped=self._keep
+                self.model,
+                request,
+                events=self.events,
+                model_name=name,
+                stopped=self._keep,
+                estimated=self._estimated,
             )
 
     def _messages(self, conversation: Conversation) -> tuple[Message, ...]:
@@ -534,6 +555,12 @@ class AgentLoop:
     def _keep(self, partial: Message) -> None:
         self._stopped = partial
 
+    def _estimated(self, tokens: int) -> None:
+        """Output tokens no endpoint counted: in the turn's count and the session's cost."""
+        self._turn_estimated += tokens
+        self.estimated += tokens
+        self.costs.count_unstored(Usage(output=tokens))
+
     async def _record_interruption(self, conversation: Conversation) -> str:
         """Store what a stop left: the answer's text and thinking shown so far (its text returned:
         the turn's answer), results for unanswered calls (a running command's with its output so far)."""
@@ -556,8 +583,9 @@ class AgentLoop:
         aborted: bool = False,
         error: CircleError | None = None,
     ) -> TurnResult:
-        usage = self.window.turn_usage(conversation) + self._turn_unstored  # compactions' calls too
-        cost = self.costs.total_cost(self.window.turn_messages(conversation), self._turn_unstored)
+        unstored = self._turn_unstored + Usage(output=self._turn_estimated)
+        usage = self.window.turn_usage(conversation) + unstored  # compactions' calls too
+        cost = self.costs.total_cost(self.window.turn_messages(conversation), unstored)
         session_cost = self.costs.total_cost(self.window.session_messages(conversation), self.costs.unstored)
         self.events.emit(
             TurnEnded(
@@ -570,6 +598,7 @@ class AgentLoop:
                 error_code=error.code if error else None,
                 cost=cost,
                 session_cost=session_cost,
+                estimated=self._turn_estimated,
             )
         )
         return TurnResult(
@@ -581,6 +610,7 @@ class AgentLoop:
             error=error,
             cost=cost,
             session_cost=session_cost,
+            estimated=self._turn_estimated,
         )
 
 

@@ -112,6 +112,9 @@ class TurnEnded:
     """What this turn's model answers cost in US dollars; None when the model's price is unknown."""
     session_cost: float | None = None
     """What the session's answers cost so far, this turn included; None when a price is unknown."""
+    estimated: int = 0
+    """Of ``usage``'s output tokens, those guessed from what streamed: no endpoint counted them
+    (a stream stopped or failed before its count came). The cost counts them too."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,10 @@ The policies are in the domain (:mod:`~circle.domain.repetition`, :mod:`~circle.
   so a resumed session draws what the live view showed. Thinking after the last text may be cut
   short: it is kept unsigned (never sent back, see :func:`request_messages`); tool calls it had
   begun never ran and are dropped; nothing is kept when neither text nor thinking came.
+- Tokens no endpoint counted (a stream stopped or failed before its count came, an answer cut
+  where it repeated, an endpoint that reports no usage) are guessed from the characters streamed,
+  :data:`CHARS_PER_TOKEN` a token (:func:`uncounted_tokens`), and handed to ``estimated``: the
+  turn counts them, marked as guessed.
 - :func:`request_messages` adds a loop reminder to the next request only; it is never stored. It
   leaves out answers that say nothing to the model (no text, no tool call: thinking cut by a stop),
   which no protocol accepts as an assistant message.
@@ -51,6 +55,8 @@ THINKING_REMINDER = "Your previous reasoning started repeating itself; think dif
 REPEATED_TEXT_NOTE = "stopped: the answer started repeating itself"
 REPEATED_THINKING_NOTE = "stopped: the reasoning kept repeating itself"
 ABORTED_NOTE = "Request was aborted"
+CHARS_PER_TOKEN = 4
+"""How many characters streamed count as a token where the endpoint did not count them."""
 
 Kind = Literal["text", "thinking"]
 
@@ -107,6 +113,7 @@ async def ask_model(
     events: EventSink,
     model_name: str,
     stopped: Callable[[Message], None] | None = None,
+    estimated: Callable[[int], None] | None = None,
 ) -> Message:
     """Stream one answer from ``model``, guarded against repetition (see the module docstring).
 
@@ -118,12 +125,16 @@ async def ask_model(
         stopped: Given the text and thinking already shown when the stream is cancelled, to
             store it (its ``message_end`` then comes from the store); without it, or when neither
             came, the stopped answer ends unstored.
+        estimated: Given the output tokens guessed for each answer the endpoint did not count
+            (see :func:`uncounted_tokens`), when there are any.
     """
     dropped = Usage()
     attempt = request
     retries = 0
     while True:
-        message, repeated = await _stream(model, attempt, events, model_name=model_name, stopped=stopped)
+        message, repeated = await _stream(
+            model, attempt, events, model_name=model_name, stopped=stopped, estimated=estimated
+        )
         if repeated != "thinking" or retries == MAX_THINKING_RETRIES:
             break
         retries += 1
@@ -146,6 +157,7 @@ async def _stream(
     *,
     model_name: str,
     stopped: Callable[[Message], None] | None,
+    estimated: Callable[[int], None] | None = None,
 ) -> tuple[Message, Kind | None]:
     """One streamed answer; stops early, and says which kind of content repeated, when one does.
 
@@ -174,6 +186,7 @@ async def _stream(
         _emit_changes(events, tracker.finish(), tracker, model_name)
     except asyncio.CancelledError:
         _emit_changes(events, tracker.finish(), tracker, model_name)
+        _guess(estimated, tracker.assembler.message(model=model_name), cut=True)
         kept = _stopped_answer(tracker.assembler.message(model=model_name))
         if kept is None or stopped is None:
             _close(events, tracker, model_name, StopReason.ABORTED, ABORTED_NOTE)
@@ -183,6 +196,7 @@ async def _stream(
             stopped(kept)  # stored by the loop, which tells its end
         raise
     except Exception as exc:
+        _guess(estimated, tracker.assembler.message(model=model_name), cut=True)
         reason = exc.message if isinstance(exc, CircleError) else f"{type(exc).__name__}: {exc}"
         _close(events, tracker, model_name, StopReason.ERROR, reason)
         raise
@@ -190,12 +204,35 @@ async def _stream(
         if isinstance(stream, AsyncGenerator):
             await stream.aclose()
     message = tracker.assembler.message(model=model_name)
+    _guess(estimated, message, cut=repeated is not None)  # closed early: its count never came
     if repeated is None:
         return message, None
     cut = detectors[repeated].cut or 0
     note = REPEATED_TEXT_NOTE if repeated == "text" else REPEATED_THINKING_NOTE
     log.info("%s; kept %d characters", note, cut)
     return _cut(message, repeated, cut, note=note), repeated
+
+
+def uncounted_tokens(answer: Message, *, cut: bool = False) -> int:
+    """The output tokens of ``answer`` its endpoint did not count, guessed from its characters
+    (its text, thinking and tool calls' arguments, :data:`CHARS_PER_TOKEN` a token): all of them
+    less the count that came when the stream was ``cut`` (stopped, failed or closed early: its
+    count, if any, was not its last); none when a finished answer was counted."""
+    counted = answer.usage.output if answer.usage is not None else 0
+    if counted and not cut:
+        return 0
+    chars = 0
+    for part in answer.parts:
+        if isinstance(part, (TextPart, ThinkingPart)):
+            chars += len(part.text)
+        elif isinstance(part, ToolCallPart):
+            chars += len(part.arguments)
+    return max(chars // CHARS_PER_TOKEN - counted, 0)
+
+
+def _guess(estimated: Callable[[int], None] | None, answer: Message, *, cut: bool) -> None:
+    if estimated is not None and (guessed := uncounted_tokens(answer, cut=cut)):
+        estimated(guessed)
 
 
 def _detectors() -> dict[Kind, RepetitionDetector]:
@@ -299,6 +336,7 @@ def with_repair_note(output: ToolOutput, checked: Repaired) -> ToolOutput:
 
 
 __all__ = [
+    "CHARS_PER_TOKEN",
     "MAX_THINKING_RETRIES",
     "REPEATED_TEXT_NOTE",
     "REPEATED_THINKING_NOTE",
@@ -308,5 +346,6 @@ __all__ = [
     "check_call",
     "request_messages",
     "says_something",
+    "uncounted_tokens",
     "with_repair_note",
 ]

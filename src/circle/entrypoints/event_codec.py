@@ -259,6 +259,8 @@ def event_json(
                 data["incomplete"] = True
             if event.aborted:
                 data["aborted"] = True
+            if event.estimated:  # of usage's output tokens, those guessed (no endpoint counted them)
+                data["estimated_output_tokens"] = event.estimated
             if event.error is not None:
                 data["error"] = {"code": event.error_code, "message": event.error}
             return data

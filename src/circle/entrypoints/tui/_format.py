@@ -57,15 +57,17 @@ def turn_line(
     aborted: bool = False,
     error: str | None = None,
     incomplete: bool = False,
-    guessed: int = 0,
+    estimated: int = 0,
 ) -> str:
-    """The line under a finished turn: ``✓ 3.2s · 1.2k tokens · $0.012``; ``guessed`` tokens the
-    endpoint never counted (a stream stopped before its usage came) are added, and the count is
-    marked an estimate: ``⏹ 3.1s · ~89 tokens · cost unknown · cancelled``."""
+    """The line under a finished turn: ``✓ 3.2s · 1.2k tokens · $0.012``. When ``estimated`` of
+    ``usage``'s tokens were guessed (no endpoint counted them: a stream stopped before its usage
+    came) the count and a known cost are marked as estimates: ``⏹ 3.1s · ~89 tokens · ~$0.001 ·
+    cancelled``."""
     mark = "✗" if error else "⏹" if aborted else "!" if incomplete else "✓"
     said = " · cancelled" if aborted else " · incomplete" if incomplete else ""
-    count = ("~" if guessed else "") + tokens(usage.total + guessed)
-    return f"{mark} {duration(seconds)} · {count} tokens · {cost(amount)}{said}"
+    about = "~" if estimated else ""
+    spent = cost(amount) if amount is None else about + cost(amount)
+    return f"{mark} {duration(seconds)} · {about}{tokens(usage.total)} tokens · {spent}{said}"
 
 
 _UNKNOWN_COST = cost(None)
@@ -118,19 +120,25 @@ def footer_line(
     mode: str = "default",
     plan: bool = False,
     width: int | None = None,
+    estimated: bool = False,
 ) -> str:
     """``model · thinking high · context 42% · 12k tokens · $1.50 · plan mode``, within ``width``
     columns: the model's name gives way first (its provider, then its middle), then the labels get
     shorter and the thinking level goes, then the model's name; then an unknown cost is said
-    ``$?`` and the cost, the tokens and the context go in turn, so the mode shows whole."""
+    ``$?`` and the cost, the tokens and the context go in turn, so the mode shows whole. With
+    ``estimated`` (some of the tokens were guessed: no endpoint counted them) the tokens and a known
+    cost are marked ``~``, as the turn lines are."""
     if context_pct is None:
         context = "–"
     else:
         context = f"{context_pct:.1f}%" if context_pct < 10 else f"{context_pct:.0f}%"
+    about = "~" if estimated else ""
     spent = cost(session_cost)  # as the turn lines say it: "cost unknown" for an unpriced model
+    spent = spent if session_cost is None else about + spent
     moded = ["plan mode"] if plan else [] if mode == "default" else [mode]
-    long = [f"thinking {thinking or 'off'}", f"context {context}", f"{tokens(session_tokens)} tokens"]
-    short = [f"think {thinking or 'off'}", f"ctx {context}", f"{tokens(session_tokens)} tok"]
+    count = about + tokens(session_tokens)
+    long = [f"thinking {thinking or 'off'}", f"context {context}", f"{count} tokens"]
+    short = [f"think {thinking or 'off'}", f"ctx {context}", f"{count} tok"]
     stages = (
         (model, 0, long),
         (model.rsplit("/", 1)[-1], 16, long),

@@ -50,6 +50,8 @@ class Host:
     """The files ``@file`` on the command line attached, waiting to go with the first message."""
     session_usage: Usage = field(default_factory=Usage)
     session_cost: float | None = None
+    session_estimated: int = 0
+    """Of :attr:`session_usage`, the tokens guessed (no endpoint counted them)."""
     context_tokens: int = 0
 
     @property
@@ -105,6 +107,7 @@ class Host:
         """The session's totals as the loop counts them: all its calls used, never less."""
         loop, conversation = self.session.loop, self.session.conversation
         self.session_usage = loop.window.session_usage(conversation) + loop.costs.unstored
+        self.session_estimated = loop.estimated
         paid = loop.window.session_messages(conversation)
         self.session_cost = loop.costs.total_cost(paid, loop.costs.unstored)
 
@@ -150,6 +153,7 @@ class Host:
     async def switch_to(self, session: AgentSession) -> None:
         self.session = session
         self.session_usage, self.session_cost, self.context_tokens = Usage(), None, 0
+        self.session_estimated = 0
         self.count_history()
 
     async def new_session(self) -> None:

@@ -221,7 +221,8 @@ class MainScreen(ViewKeys):
 
     def _turn_ended(self, event: TurnEnded) -> None:
         seconds = self.clock() - self.turn_started if self.turn_started is not None else 0.0
-        self.host.session_usage = self.host.session_usage + event.usage
+        self.host.session_usage = self.host.session_usage + event.usage  # guessed tokens too
+        self.host.session_estimated += event.estimated
         self.host.session_cost = event.session_cost
         line = _format.turn_line(
             seconds,
@@ -230,7 +231,7 @@ class MainScreen(ViewKeys):
             aborted=event.aborted,
             error=event.error,
             incomplete=event.incomplete,
-            guessed=self.busy.uncounted,
+            estimated=event.estimated,
         )
         if event.error and event.error != self.error_shown:
             self.conversation.notice(f"error: {event.error}", kind="error")
@@ -256,6 +257,7 @@ class MainScreen(ViewKeys):
                 context_pct=self.host.context_pct,
                 session_tokens=self.host.session_usage.total,
                 session_cost=self.host.session_cost,
+                estimated=self.host.session_estimated > 0,
                 mode=self.host.policy.mode,
                 plan=self.host.plan_mode,
             )

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from circle.application.events import MessageEnded, MessageUpdated, RetryScheduled, TurnStarted
+from circle.application.guards import CHARS_PER_TOKEN
 from circle.domain.display import escape_for_display
 from circle.domain.messages import StopReason
 from circle.domain.retry import retry_countdown
@@ -28,7 +29,6 @@ TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 _MORE_LINES = re.compile(r"  \(\+\d+ more lines?\)$")
 CANCEL_HINT = " · esc cancels"
 BACKGROUND_HINT = " · ctrl+b to background"
-CHARS_PER_TOKEN = 4
 _CUT_SHORT = (StopReason.ABORTED, StopReason.ERROR)
 """An answer stopped as it streamed: the endpoint's count, if any came, was not its last."""
 ACTIVITY_LEAST = 20
@@ -68,9 +68,6 @@ class BusyLine(Static):
         """Output tokens of the answers this turn finished (as the endpoint counted them)."""
         self.streamed = 0
         """Characters streamed since the last finished answer (about four a token)."""
-        self.estimated = 0
-        """Of :attr:`tokens_done`, those guessed from the characters of answers the endpoint did not
-        count (it said none, or the stream stopped before its count came)."""
         self._retry: tuple[RetryScheduled, float] | None = None
         self._shown: Text | None = None
         self._step = 0
@@ -100,7 +97,7 @@ class BusyLine(Static):
         self.activity = self.retry = ""
         self._retry = None
         self.started = None
-        self.tokens_done = self.streamed = self.estimated = 0
+        self.tokens_done = self.streamed = 0
         self.display = False
         self._shown = None
 
@@ -108,7 +105,7 @@ class BusyLine(Static):
         """Keep the tokens so far, and the retry's countdown, from one agent event."""
         if isinstance(event, TurnStarted):
             self.started = self.clock()
-            self.tokens_done = self.streamed = self.estimated = 0
+            self.tokens_done = self.streamed = 0
         elif isinstance(event, MessageUpdated) and event.kind in ("text", "thinking", "toolcall"):
             self.streamed += len(event.delta)
         elif isinstance(event, MessageEnded) and event.message.role == "assistant":
@@ -117,7 +114,6 @@ class BusyLine(Static):
             unfinished = not counted or event.message.stop_reason in _CUT_SHORT  # its count never came
             guessed = max(self.streamed // CHARS_PER_TOKEN - counted, 0) if unfinished else 0
             self.tokens_done += counted + guessed
-            self.estimated += guessed
             self.streamed = 0
         elif isinstance(event, RetryScheduled):
             self.show(WAITING)  # for the retry, which says why; nothing thinks meanwhile
@@ -128,12 +124,6 @@ class BusyLine(Static):
     def tokens(self) -> int:
         """Output tokens so far this turn: counted ones, plus an estimate of what streams now."""
         return self.tokens_done + self.streamed // CHARS_PER_TOKEN
-
-    @property
-    def uncounted(self) -> int:
-        """The tokens of :attr:`tokens` no endpoint counted, guessed from their characters: a turn
-        stopped as it streamed has these and no usage for them."""
-        return self.estimated + self.streamed // CHARS_PER_TOKEN
 
     def _tick(self) -> None:
         """Step the spinner at :data:`SPIN_PER_S` and draw with it the time, the tokens and a
