@@ -128,9 +128,9 @@ async def test_an_approval_card_for_a_long_diff_keeps_its_options_in_sight(
         await card_ready(pilot, screen, ApprovalCard)
         await until(pilot, lambda: "3. Deny" in "\n".join(screen_lines(app)))
         shown = "\n".join(screen_lines(app))
-        assert "1. Allow once" in shown and "+++ b/" in shown and "pgup pgdn" in shown
+        assert "1. Allow once" in shown and "@@ " in shown and "pgup pgdn" in shown
         await pilot.press("pagedown", "pagedown")
-        await until(pilot, lambda: "+++ b/" not in "\n".join(screen_lines(app)))
+        await until(pilot, lambda: "@@ " not in "\n".join(screen_lines(app)))
         assert "3. Deny" in "\n".join(screen_lines(app))
         await pilot.press("n")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))

@@ -49,7 +49,8 @@ def fit_card(card: Widget, height: int | None = None) -> None:
     left = _left_for(frame, height) if isinstance(frame, Widget) else height
     room = min(int(height * FRAME_SHARE), left) - FRAME_BORDER - fixed
     # once tight at this height it stays so: without the blank lines it would fit, and loosen again
-    tight = room < 3 or (card.has_class("tight") and _TIGHT_AT.get(card) == height)
+    least = getattr(card, "least_body", 3)  # a plan: a few of its lines are not enough to judge it
+    tight = room < least or (card.has_class("tight") and _TIGHT_AT.get(card) == height)
     _TIGHT_AT[card] = height
     card.set_class(tight, "tight")
     card.screen.set_class(tight, TIGHT_SCREEN)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 from textual import _time, events
 from textual.app import ComposeResult
@@ -24,6 +26,9 @@ READY_S = 0.5
 option (Allow once); those keys go to the input box (as Firefox holds its install buttons for a
 moment after showing them)."""
 PREVIEW_LINES = 30
+PLAN_ROWS = 6
+"""Rows a plan's card gives its plan before the card goes tight (the plan box gives way, the frame
+grows): at 80x24 it had 3, which showed the plan's title and a blank line."""
 SCROLL_KEYS = ("pageup", "pagedown")
 BACKGROUND_NOTE = "It runs in the background as a job; /jobs shows its output."
 SHORTCUTS = {"y": 0, "1": 0, "2": 1, "n": 2, "3": 2}
@@ -43,6 +48,9 @@ class Card(Vertical, can_focus=True):
             self.pending = pending
             self.value = value
             self.stop_turn = stop_turn
+
+    least_body = 3
+    """Rows of its body below which the card goes tight (``card_fit``)."""
 
     def __init__(self, pending: Pending, *, title: str, options: list[str], keys: str) -> None:
         super().__init__(classes=f"card {pending.kind}-card")
@@ -126,6 +134,41 @@ class Card(Vertical, can_focus=True):
         await super().on_event(event)
 
 
+def without_file_lines(diff: str) -> str:
+    """``diff`` without the ``--- a/…`` and ``+++ b/…`` lines before each file's first hunk: the
+    card's title names the file, and on a short screen those lines took the rows of the change."""
+    lines = diff.split("\n")
+    kept: list[str] = []
+    index = 0
+    while index < len(lines):
+        pair = lines[index : index + 3]
+        if (
+            len(pair) == 3
+            and pair[0].startswith("--- ")
+            and pair[1].startswith("+++ ")
+            and pair[2].startswith("@@")
+        ):
+            index += 2
+            continue
+        kept.append(lines[index])
+        index += 1
+    return "\n".join(kept)
+
+
+_SAVED = re.compile(r"\A(?P<ask>[^\n]+?) \(saved to (?P<path>[^\n]+)\)\n\n(?P<rest>.+)\Z", re.DOTALL)
+"""A question whose first line names where what follows was saved (plan_exit's)."""
+
+
+def _heading(question: str) -> tuple[str, str, str] | None:
+    """A question that begins "Accept this plan? (saved to …)" and a blank line: its first line
+    (the card's title), where it was saved (a line above the rest) and the rest. That line, wrapped, and
+    the blank one took three of the rows the plan had at 80x24."""
+    found = _SAVED.match(question)
+    if found is None:
+        return None
+    return found["ask"], found["path"], found["rest"]
+
+
 def _background(request: ApprovalRequest) -> bool:
     """The command is to run as a background job (execute with ``background``, read as the tool's
     arguments read it: a true value, 1, or "true", "yes", "on" and the like)."""
@@ -173,7 +216,7 @@ class ApprovalCard(Card):
                 yield Static(command_text(request.summary), classes="card-command-text")
         elif self.pending.preview:
             with VerticalScroll(classes="card-diff"):
-                yield Static(diff_text(self.pending.preview, lines=PREVIEW_LINES))
+                yield Static(diff_text(without_file_lines(self.pending.preview), lines=PREVIEW_LINES))
         else:
             with VerticalScroll(classes="card-summary"):
                 yield Static(Text(escape_for_display(request.summary)), classes="card-summary-text")
@@ -227,11 +270,19 @@ class QuestionCard(Card):
     """The model's questions, one after another: pick an option (space marks several when
     allowed) or type an answer; esc dismisses them all."""
 
+    DEFAULT_CSS = """
+    QuestionCard .card-note {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
     def __init__(self, pending: Pending) -> None:
         self.index = 0
         self.answers: list[Answer] = []
         self.marked: set[int] = set()
         self.question_text = ChatMarkdown(classes="card-question")
+        self.saved = Static("", classes="card-note")
         self.typed = Input(placeholder="or type an answer, then enter", id="question-input")
         super().__init__(pending, title="", options=[], keys="")
         self._load()
@@ -240,17 +291,24 @@ class QuestionCard(Card):
         question = self.pending.questions[self.index]
         count = len(self.pending.questions)
         self.title_text = "A question" if count == 1 else f"Question {self.index + 1} of {count}"
+        heading = _heading(question.question)
+        self.least_body = PLAN_ROWS if heading is not None else 3
+        if heading is not None:
+            self.title_text = heading[0] if count == 1 else f"{self.title_text}: {heading[0]}"
         self.options = list(question.options)
         self.selected = 0
         self.marked = set()
         several = " · space marks" if question.multiple else ""
         pick = "1-9 or ↑↓ enter picks" if self.options else "type, then enter"
         self.keys = f"{pick}{several} · esc dismisses · pgup pgdn scroll"
-        self.question_text.show(question.question)
+        self.question_text.show(question.question if heading is None else heading[2])
+        self.saved.update(Text(f"saved to {heading[1]}" if heading else "", style="dim"))
+        self.saved.display = heading is not None
         self.typed.value = ""
 
     def body(self) -> ComposeResult:
         with VerticalScroll(classes="card-question-scroll"):
+            yield self.saved  # scrolls away with the plan's first page
             yield self.question_text
         yield self.typed
 
