@@ -103,3 +103,29 @@ async def test_a_click_that_unfolds_a_tool_or_command_output_leaves_keys_to_the_
         await pilot.press("enter")
         await until(pilot, lambda: len(backend.model.requests) == 3)
         assert backend.model.requests[2].messages[-1].text.endswith("done")
+
+
+async def test_a_click_on_an_answers_text_leaves_the_cursor_in_the_input_box(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """Before, the click gave the focus to the conversation: ctrl+u and enter no longer reached the
+    box (only printable keys went back to it)."""
+    from circle.entrypoints.tui.widgets.conversation import Answer
+
+    backend.model.add(answer("A plain answer, long enough to click on."), answer("Hi."))
+    app = make_app()
+    async with app.run_test(size=(50, 16)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "say something")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        said = screen.conversation.query(Answer).last()
+        screen.composer.insert("a draft")
+        await pilot.click(said, offset=(3, 0))
+        await pilot.pause()
+        assert screen.composer.has_focus
+        await pilot.press("ctrl+u")
+        assert screen.composer.text == ""
+        await pilot.press(*"next", "enter")
+        await until(pilot, lambda: len(backend.model.requests) == 2)
+        assert backend.model.requests[1].messages[-1].text == "next"

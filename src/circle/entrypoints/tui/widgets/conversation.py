@@ -84,6 +84,10 @@ class ConversationView(HeldView):
     below, it posts :class:`UnseenChanged`: the marker says the end is below.
     """
 
+    FOCUS_ON_CLICK = False
+    """A click on what was said (to select it, or by chance) leaves the cursor in the input box:
+    it took the focus, and ctrl+u and enter no longer reached the box. Tab still reaches the rows."""
+
     class UnseenChanged(ui.Message):
         """Output arrived below the part shown (``unseen``), or the view is at the end again."""
 
