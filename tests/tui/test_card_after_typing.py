@@ -103,11 +103,15 @@ async def test_the_cards_own_keys_typed_too_soon_stay_in_the_box_and_answer_noth
         assert not card.answered and screen.card is card and card.selected == 0
         await until(pilot, lambda: told(app) == [HELD_BACK])  # said once, on the screen
         await card_ready(pilot, screen)
-        await pilot.press("y")  # read once the card was there to read: its answer
+        await pilot.press("1")  # with words in the box, still the box's: never an answer
+        await until(pilot, lambda: screen.composer.text == "ya11")
+        assert not card.answered and NEW_FILE not in backend.files.files
+        await pilot.press(*["backspace"] * 4)  # the box emptied, and a moment's pause
+        await until(pilot, lambda: screen.composer.text == "")
+        await pilot.pause(screens.main.TYPING_PAUSE_S + 0.1)
+        await pilot.press("1")  # alone, once nothing is typed: its answer
         await until(pilot, lambda: "Wrote it." in texts(screen))
         assert backend.files.files[NEW_FILE] == b"x\n"
-        await until(pilot, lambda: screen.composer.display)
-        assert screen.composer.text == "ya1"  # the words wait in the box
 
 
 async def test_a_run_of_typing_begun_in_the_box_stays_the_boxs_after_the_card_is_ready(
@@ -164,7 +168,7 @@ async def test_a_card_on_screen_for_a_moment_takes_the_next_key(
 ) -> None:
     async with on_a_card(make_app, backend, "Done.") as (_, pilot, screen, _):
         await card_ready(pilot, screen, ApprovalCard)
-        await pilot.press("y")
+        await pilot.press("1")
         await until(pilot, lambda: "Done." in texts(screen))
         assert backend.files.files[NEW_FILE] == b"x\n"
 

@@ -28,6 +28,6 @@ async def test_a_card_fitted_after_it_went_is_left_alone(
         await card_ready(pilot, screen, ApprovalCard)
         card = screen.card
         assert card is not None
-        await pilot.press("y")
+        await pilot.press("1")
         await until(pilot, lambda: card.parent is None and bool(screen.conversation.query(TurnLine)))
         fit_card(card)  # what a refresh callback queued before the card went does

@@ -77,7 +77,7 @@ async def test_typing_slowly_at_a_card_still_answers_nothing(
         assert not card.answered and NEW_FILE not in backend.files.files
 
 
-@pytest.mark.parametrize(("key", "written"), [("y", True), ("2", True), ("n", False)])
+@pytest.mark.parametrize(("key", "written"), [("1", True), ("2", True), ("n", False)])
 async def test_a_cards_key_alone_answers_it_after_a_moment(
     make_app: Callable[..., CircleApp], backend: FakeBackend, key: str, written: bool
 ) -> None:
@@ -89,13 +89,17 @@ async def test_a_cards_key_alone_answers_it_after_a_moment(
         assert screen.composer.text == ""
 
 
-async def test_a_is_no_longer_the_cards(make_app: Callable[..., CircleApp], backend: FakeBackend) -> None:
+@pytest.mark.parametrize("letter", ["a", "y"])
+async def test_no_letter_allows(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, letter: str
+) -> None:
+    """'y' typed alone, or the first key of 'yes…' typed a key a second, allowed the command."""
     async with ready_card(make_app, backend) as (app, pilot, screen, card):
-        keys(app, "a")
-        await until(pilot, lambda: screen.composer.text == "a")
-        await pilot.pause(LETTER_WAIT_S + 0.2)
-        assert not card.answered
-        assert "y once · 2 this session · n deny" in str(card.query_one(".card-keys").render())
+        keys(app, letter)
+        await until(pilot, lambda: screen.composer.text == letter)
+        await pilot.pause(LETTER_WAIT_S + 0.7)
+        assert not card.answered and NEW_FILE not in backend.files.files
+        assert "1 once · 2 this session · n deny" in str(card.query_one(".card-keys").render())
 
 
 async def test_a_paste_at_a_card_goes_to_the_box(

@@ -34,6 +34,6 @@ async def test_the_row_above_a_write_file_card_shows_the_cards_diff_of_the_old_c
         shown = str(row.body.content)
         assert "-old line\n+new line\n kept" in shown, shown
         assert "@@ -0,0" not in shown
-        await pilot.press("y")
+        await pilot.press("1")
         await until(pilot, lambda: row.result is not None)
         assert "-old line\n+new line\n kept" in str(row.body.content)

@@ -45,7 +45,7 @@ async def test_allow_once_runs_the_command(make_app: Callable[..., CircleApp], b
         await card_ready(pilot, screen, ApprovalCard)
         assert not screen.composer.display
         assert ran(runner) == []
-        await pilot.press("y")
+        await pilot.press("1")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert ran(runner) == ["touch a"]
         assert screen.card is None and screen.composer.display
@@ -123,7 +123,7 @@ async def test_no_card_appears_while_the_person_types(
         assert screen.card is None, "a card came up in the middle of typing"
         clock.now += 5  # the person stopped typing
         await card_ready(pilot, screen, ApprovalCard)
-        await pilot.press("y")
+        await pilot.press("1")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert screen.composer.text == "and then", "the draft is kept"
 
@@ -278,7 +278,7 @@ async def test_a_long_command_scrolls_inside_the_card_and_the_options_stay_in_si
         shown = "\n".join(screen_lines(app))
         assert "rm -rf build" in shown and "1. Allow once" in shown and "3. Deny" in shown
         assert screen.card is card and ran(runner) == []
-        await pilot.press("y")
+        await pilot.press("1")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         assert ran(runner) == [LONG]
 

@@ -26,7 +26,7 @@ def edits(backend: FakeBackend, count: int, *, key: str) -> None:
     Allowed edits swap the lines back and forth; denied ones ask for the same change again."""
     backend.files.put("/work/big.txt", OLD)
     for n in range(count):
-        old, new = (NEW, OLD) if n % 2 and key == "y" else (OLD, NEW)
+        old, new = (NEW, OLD) if n % 2 and key == "1" else (OLD, NEW)
         backend.model.add(
             answer("", Call("edit_file", {"file_path": "big.txt", "old_string": old, "new_string": new}))
         )
@@ -39,7 +39,7 @@ def at_bottom(screen: MainScreen) -> bool:
     return view.scroll_y >= view.max_scroll_y
 
 
-@pytest.mark.parametrize(("size", "key"), [((140, 45), "y"), ((80, 24), "n"), ((50, 16), "escape")])
+@pytest.mark.parametrize(("size", "key"), [((140, 45), "1"), ((80, 24), "n"), ((50, 16), "escape")])
 async def test_the_view_follows_after_a_tall_card_closes(
     make_app: Callable[..., CircleApp], backend: FakeBackend, size: tuple[int, int], key: str
 ) -> None:

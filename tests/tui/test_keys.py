@@ -260,7 +260,7 @@ async def test_the_strip_and_the_job_record_show_a_command_and_its_output_escape
         await until(pilot, lambda: bool(runner.started) or screen.card is not None)
         if screen.card is not None:
             await card_ready(pilot, screen)
-            await pilot.press("y")
+            await pilot.press("1")
             await until(pilot, lambda: bool(runner.started))
         await until(pilot, lambda: "esc cancels" in str(screen.busy.content))
         assert "npm run dev [/x] [red]# \\x1b[2K\\x0d\\x1b[1Als" in str(screen.busy.content)

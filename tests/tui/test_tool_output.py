@@ -161,7 +161,7 @@ async def test_the_transcript_shows_a_file_change_with_its_real_diff(
         screen = main_screen(app)
         await send(pilot, screen, "change it")
         await card_ready(pilot, screen, ApprovalCard)
-        await pilot.press("y")
+        await pilot.press("1")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         row = screen.conversation.query_one(ToolRow)
         await until(pilot, lambda: row.diff is not None and "def main" in row.diff)

@@ -60,7 +60,7 @@ async def test_a_file_row_shows_the_cards_diff_with_context_and_the_old_content(
         for _ in range(2):
             await card_ready(pilot, screen, ApprovalCard)
             card = screen.card
-            await pilot.press("y")
+            await pilot.press("1")
             await until(pilot, lambda card=card: screen.card is not card)
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         await pilot.pause(0.1)

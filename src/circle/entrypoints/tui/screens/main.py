@@ -42,7 +42,7 @@ from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui.screens._rest import show_session
 from circle.entrypoints.tui.screens._view_keys import ViewKeys
 from circle.entrypoints.tui.widgets.card_fit import fit_card
-from circle.entrypoints.tui.widgets.cards import ApprovalCard, Card, card_for
+from circle.entrypoints.tui.widgets.cards import ApprovalCard, Card, QuestionCard, card_for
 from circle.entrypoints.tui.widgets.composer import TYPING_PAUSE_S, CompletionList, Composer
 from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, TurnLine
 from circle.entrypoints.tui.widgets.rows import Notice
@@ -61,6 +61,9 @@ HELD_BACK = "What you type goes to the input box: enter sends it, the card waits
 LETTER_WAIT_S = 0.3
 """Seconds a card's key (y, 2, n) waits before it acts: a printable key read within them makes
 both the input box's, so "yes, but…" or "no wait" typed at a card answers nothing."""
+ENTER_QUIET_S = 3.0
+"""Seconds after a key typed at a card went to the input box during which enter is not the card's:
+the enter that sent the words, pressed again, allowed the command (its choice was Allow once)."""
 CARD_WAITS = "a card waits · it shows when you pause or send"
 """The busy line's words while the words being typed in the input box hold a card back."""
 SHELL_CUT = "(its output is not kept once stopped)"
@@ -137,6 +140,8 @@ class MainScreen(ViewKeys):
         when the last key read was not one: an enter that sent, an arrow, a key for a card)."""
         self.drafted_at = float("-inf")
         """When the last key typed at a card went to the input box, in the keys' seconds."""
+        self.drafted_for: Card | None = None
+        """The card the last key typed at a card went to the input box at."""
         self.letter: tuple[Card, events.Key] | None = None
         """A card's key read alone, waiting ``LETTER_WAIT_S`` to act (see :meth:`key_read`)."""
         self.escaped: Card | None = None
@@ -144,7 +149,7 @@ class MainScreen(ViewKeys):
         self.held_over: str | None = None
         """What the busy line said before it said a card waits (:data:`CARD_WAITS`)."""
         self.shells: list[tuple[Worker[None], str]] = []
-        """The person's ``!commands`` running now, oldest first, with their command lines."""
+        """The person's ``!commands`` running now, oldest first, each with its line (``! ls``)."""
         self.when_mounted: Callable[[], None] | None = None
         """Called once this screen is mounted, before its first frame: the app gives the input box
         the keys typed while Circle started, so that frame shows them."""
@@ -325,10 +330,11 @@ class MainScreen(ViewKeys):
     @work(group="shell")
     async def run_shell(self, command: str, *, sent: bool) -> None:
         """Run the person's ``command``: a line says it runs (esc stops it) until its row comes."""
-        running = (get_current_worker(), command)
+        said = f"{'!' if sent else '!!'} {command}"
+        running = (get_current_worker(), said)
         self.shells.append(running)
-        line = self.conversation.notice(f"Running ! {command} · esc stops it", kind="info")
-        self.busy.show(f"! {command}")
+        line = self.conversation.notice(f"Running {said} · esc stops it", kind="info")
+        self.busy.show(said)
         try:
             outcome = await self.host.shell(command, sent=sent)
         except CircleError as exc:
@@ -353,7 +359,7 @@ class MainScreen(ViewKeys):
         if self.host.session.is_running:
             return
         if self.shells:
-            self.busy.show(f"! {self.shells[-1][1]}")
+            self.busy.show(self.shells[-1][1])
         else:
             self.busy.hide()
 
@@ -425,7 +431,11 @@ class MainScreen(ViewKeys):
         if pending is None or held or self.app.screen is not self:
             return
         self.card = card_for(pending)
-        self.composer.display = False
+        if self.composer.text.strip():  # words typed before it stay in sight, and the box's
+            self.composer.beside_card = True
+            self.call_after_refresh(fit_card, self.card)
+        else:
+            self.composer.display = False
         self.completions.hide()
         self.frame.mount(self.card)
         self.card.focus()
@@ -485,15 +495,23 @@ class MainScreen(ViewKeys):
             return False
         run = self.typed_at is not None and now - self.typed_at < BURST_GAP_S
         box = self.composer
-        run = run or (bool(box.text.strip()) and now - self.drafted_at < TYPING_PAUSE_S)
-        if event.key in ("enter", "backspace") and box.beside_card and box.display and box.text.strip():
-            run = True  # the words shown above the card: enter sends them, never answers the card
+        words = bool(box.text.strip())
+        # words typed at this card make every key the box's, and so does a key that went to the
+        # box a moment ago (the enter that sent them, a backspace that emptied it): a second
+        # enter, or a number typed on, never answers the card
+        run = run or (words and self.drafted_for is card) or now - self.drafted_at < TYPING_PAUSE_S
+        if words and event.key in ("enter", "backspace"):
+            run = True  # the words shown above the card (typed before it too): enter sends them
+        if event.key == "enter" and now - self.drafted_at < ENTER_QUIET_S:
+            run = True  # an enter pressed again after the one that sent the words: not an answer
         ready = card.ready(now)
+        if not run and ready and event.is_printable and _answers(card, event.key):
+            self.letter = (card, event)  # alone, it is the card's; read with more, a word's
+            self.set_timer(LETTER_WAIT_S, partial(self.app.call_later, self._letter_due, event))
+            return True
+        if isinstance(card, QuestionCard) and not run and ready:
+            return False  # its own input takes the words typed at it
         if not run and ready and event.is_printable and isinstance(card, ApprovalCard):
-            if card.binds(event.key):  # alone, it is the card's; read with more, a word's
-                self.letter = (card, event)
-                self.set_timer(LETTER_WAIT_S, partial(self.app.call_later, self._letter_due, event))
-                return True
             run = True  # a key the card does not bind: the person types what to do instead
         if not run and ready:
             self.typed_at = None
@@ -506,7 +524,7 @@ class MainScreen(ViewKeys):
         self.typed_at = now
         if event.key in ("up", "down"):
             return
-        self.drafted_at = now
+        self.drafted_at, self.drafted_for = now, card
         if not self.composer.display and event.key not in ("enter", "backspace"):
             self.composer.beside_card = True
             self.composer.display = True
@@ -526,11 +544,14 @@ class MainScreen(ViewKeys):
         if held[0] is not card:
             return False
         if (event.is_printable and event.character) or event.key == "backspace":
-            self._to_box(card, held[1], event.time)
-            self._to_box(card, event, event.time)
+            if isinstance(card, QuestionCard):  # "2 is fine but": words for its own input
+                _type_into(card, held[1], event)
+            else:
+                self._to_box(card, held[1], event.time)
+                self._to_box(card, event, event.time)
             return True
         if event.key != "escape":
-            card.shortcut(held[1].key)
+            _answer(card, held[1])
         return False
 
     def _letter_due(self, event: events.Key) -> None:
@@ -543,7 +564,7 @@ class MainScreen(ViewKeys):
         card = held[0]
         if card is self.card and not card.answered:
             self.typed_at = None
-            card.shortcut(event.key)
+            _answer(card, event)
 
     def on_paste(self, event: events.Paste) -> None:
         """A paste while an approval card is up goes to the input box, as typing does."""
@@ -553,6 +574,7 @@ class MainScreen(ViewKeys):
             self.letter = None
             now = _time.get_time()
             self.typed_at = self.drafted_at = now
+            self.drafted_for = card
             if not self.composer.display:
                 self.composer.beside_card = True
                 self.composer.display = True
@@ -668,6 +690,34 @@ class MainScreen(ViewKeys):
         self._stop_shells()
         self.host.cancel()
         self.notify("Press ctrl+c again to leave Circle.", timeout=2)
+
+
+def _answers(card: Card, key: str) -> bool:
+    """Whether ``key``, read alone, answers ``card``: an approval card's own keys, a question's
+    option number while nothing is typed in its input."""
+    if isinstance(card, ApprovalCard):
+        return card.binds(key)
+    if isinstance(card, QuestionCard):
+        return key.isdigit() and 0 < int(key) <= len(card.options) and not card.typed.value
+    return False
+
+
+def _answer(card: Card, key: events.Key) -> None:
+    """``key`` answers ``card`` (it waited, and nothing was typed after it)."""
+    if isinstance(card, ApprovalCard):
+        card.shortcut(key.key)
+    else:  # posted to the card itself: not read again as the screen's (see key_read)
+        card.post_message(events.Key(key.key, key.character))
+
+
+def _type_into(card: QuestionCard, *keys: events.Key) -> None:
+    """``keys`` typed at a question card go into its input, as words."""
+    card.typed.focus()
+    for key in keys:
+        if key.key == "backspace":
+            card.typed.action_delete_left()
+        elif key.character:
+            card.typed.insert_text_at_cursor(key.character)
 
 
 __all__ = ["AgentEventArrived", "MainScreen"]

@@ -31,10 +31,11 @@ PLAN_ROWS = 6
 grows): at 80x24 it had 3, which showed the plan's title and a blank line."""
 SCROLL_KEYS = ("pageup", "pagedown")
 BACKGROUND_NOTE = "It runs in the background as a job; /jobs shows its output."
-SHORTCUTS = {"y": 0, "1": 0, "2": 1, "n": 2, "3": 2}
-"""An approval card's keys for its options. Allowing for the whole session has a number only:
-"a" began many a word typed at the card ("and", "also", "actually") and, read as the card's,
-allowed every later command of the kind without asking."""
+SHORTCUTS = {"1": 0, "2": 1, "n": 2, "3": 2}
+"""An approval card's keys for its options: numbers, as in Claude Code, and n to deny. A letter
+that allows began many a word typed at the card: "a" ("and", "also", "actually") allowed every
+later command of the kind without asking, and "y" typed slowly ("yes, but…", a key a second)
+allowed the command before the rest of the word came. Denying by a letter fails safe."""
 
 
 class Card(Vertical, can_focus=True):
@@ -203,7 +204,7 @@ class ApprovalCard(Card):
             pending,
             title=title,
             options=list(self.CHOICES),
-            keys="y once · 2 this session · n deny · esc stop · ↑↓ enter · pgup pgdn scroll",
+            keys="1 once · 2 this session · n deny · esc stop · ↑↓ enter · pgup pgdn scroll",
         )
 
     def body(self) -> ComposeResult:
@@ -283,7 +284,9 @@ class QuestionCard(Card):
         self.marked: set[int] = set()
         self.question_text = ChatMarkdown(classes="card-question")
         self.saved = Static("", classes="card-note")
-        self.typed = Input(placeholder="or type an answer, then enter", id="question-input")
+        self.typed = Input(
+            placeholder="or type an answer, then enter", id="question-input", select_on_focus=False
+        )
         super().__init__(pending, title="", options=[], keys="")
         self._load()
 
@@ -391,8 +394,8 @@ class QuestionCard(Card):
             else:
                 self._pick()
         else:
-            if event.is_printable and not self.typed.has_focus:
-                self.typed.focus()
+            if event.is_printable:  # not the input's (it takes its own), though the focus may have
+                self.typed.focus()  # moved there since the key was sent here: typed fast, it was lost
                 self.typed.insert_text_at_cursor(event.character or "")
                 event.stop()
             return
