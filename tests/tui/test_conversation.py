@@ -210,7 +210,7 @@ async def test_a_command_row_shows_a_padded_command_whole_and_says_how_many_line
         screen = main_screen(app)
         await send(pilot, screen, "list")
         await card_ready(pilot, screen)
-        await pilot.press("y")
+        await pilot.press("1")
         await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
         row = screen.conversation.query_one(ToolRow)
         assert str(row.header.content) == "✓ execute  ls -la ⏎ ; rm -rf build  (+60 more lines)"
