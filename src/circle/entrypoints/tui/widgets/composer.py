@@ -143,6 +143,9 @@ class Composer(TextArea):
             self._enter()
         elif key == "ctrl+j":
             self.insert("\n")
+        elif key == "tab" and not self.completions.open and (fragment := self._mention_at_cursor()):
+            self.completions.show(await self._mention_list(fragment))  # read before the list came
+            self._accept()
         elif key == "tab" and self.completions.open:
             self._accept()
         elif key == "escape" and self.completions.open:
@@ -265,8 +268,17 @@ class Composer(TextArea):
             return
         self._mention_choices(fragment)
 
+    def _mention_at_cursor(self) -> _mentions.Fragment | None:
+        """The @path being typed at the cursor (None without one, or with no lister)."""
+        if self.lister is None:
+            return None
+        return _mentions.fragment_at(self.text, self._offset_at_cursor())
+
     @work(exclusive=True, group="mentions")
     async def _mention_choices(self, fragment: _mentions.Fragment) -> None:
+        self.completions.show(await self._mention_list(fragment))
+
+    async def _mention_list(self, fragment: _mentions.Fragment) -> list[Choice]:
         assert self.lister is not None
         folder, prefix = _mentions.split_typed(fragment.typed)
         try:
@@ -281,7 +293,7 @@ class Composer(TextArea):
             written = _mentions.written(path, quoted=fragment.quoted, is_dir=is_dir)
             replacement = written if is_dir else written + " "
             choices.append(Choice(path, replacement, fragment.start, is_dir=is_dir))
-        self.completions.show(choices[:50])
+        return choices[:50]
 
     def _offset_at_cursor(self) -> int:
         row, column = self.cursor_location
