@@ -117,7 +117,7 @@ def test_a_turn_with_an_approved_command_in_the_terminal(untrusted: Circle, term
     assert "Allow for this session" in screen
     assert not (cli.workspace / "made.txt").exists()
     time.sleep(READY_S + 0.2)  # a key the moment the card shows is not taken as its answer
-    terminal.keys("y")
+    terminal.keys("1")
 
     screen = terminal.wait_for(lambda s: "All done: made.txt holds the word." in s, what="the answer")
     assert (cli.workspace / "made.txt").read_text() == "made\n"

@@ -172,7 +172,7 @@ def test_a_closed_terminal_stops_a_background_job(cli: Circle, terminal: Termina
     _send(terminal, "start a job")
     terminal.wait_for(lambda s: "Allow once" in s, what="the approval card")
     time.sleep(READY_S + 0.2)  # a key the moment the card shows is not taken as its answer
-    _started_command(cli, terminal, keys=lambda: terminal.keys("y"))
+    _started_command(cli, terminal, keys=lambda: terminal.keys("1"))
     terminal.wait_for(lambda s: "It runs." in s, what="the answer")
 
     terminal.close()
