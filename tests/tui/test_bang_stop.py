@@ -44,6 +44,7 @@ async def test_ctrl_c_stops_a_running_bang_command(
         screen = main_screen(app)
         await send(pilot, screen, "!!sleep 6")
         await until(pilot, lambda: "sleep 6" in screen.busy.activity)
+        assert screen.busy.activity == "!! sleep 6" and "Running !! sleep 6" in texts(screen)
         await pilot.press("ctrl+c")
         await until(pilot, lambda: bool(screen.conversation.query(ShellRow)))
         assert backend.processes.cancelled == ["sleep 6"]
