@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 from textual import events
+from textual.pilot import Pilot
 
 from circle.domain.model import ModelEvent, ModelRequest
 from circle.entrypoints.tui import screens
 from circle.entrypoints.tui.app import CircleApp
-from circle.entrypoints.tui.screens.main import LETTER_WAIT_S
+from circle.entrypoints.tui.screens.main import LETTER_WAIT_S, MainScreen
 from circle.entrypoints.tui.widgets.cards import ApprovalCard, QuestionCard
 from circle.testing import Call, ScriptedModel, answer
 
@@ -36,6 +38,24 @@ class Held(ScriptedModel):
         await self.go.wait()
         async for event in super().stream(request):
             yield event
+
+
+@asynccontextmanager
+async def question_card(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> AsyncIterator[tuple[CircleApp, Pilot[object], MainScreen, QuestionCard]]:
+    """The app once "ask me" was sent and the card of its question (red, green, blue) takes keys."""
+    question = {"questions": [{"question": "Which one?", "options": ["red", "green", "blue"]}]}
+    backend.model.add(answer("", Call("question", question)), answer("Noted."))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "ask me")
+        await card_ready(pilot, screen, QuestionCard)
+        card = screen.card
+        assert isinstance(card, QuestionCard)
+        yield app, pilot, screen, card
 
 
 async def test_words_typed_before_the_card_stay_in_sight_and_enter_sends_them(
@@ -107,16 +127,7 @@ async def test_a_questions_number_read_with_more_begins_a_typed_answer(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
     """Before, '2 is fine but' typed at the question picked its second option at once."""
-    question = {"questions": [{"question": "Which one?", "options": ["red", "green", "blue"]}]}
-    backend.model.add(answer("", Call("question", question)), answer("Noted."))
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-        screen = main_screen(app)
-        await send(pilot, screen, "ask me")
-        await card_ready(pilot, screen, QuestionCard)
-        card = screen.card
-        assert isinstance(card, QuestionCard)
+    async with question_card(make_app, backend) as (app, pilot, _, card):
         keys(app, "2 is fine but")
         await until(pilot, lambda: card.typed.value == "2 is fine but")
         await pilot.pause(LETTER_WAIT_S + 0.2)
@@ -126,16 +137,7 @@ async def test_a_questions_number_read_with_more_begins_a_typed_answer(
 async def test_a_questions_number_alone_still_picks_it(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    question = {"questions": [{"question": "Which one?", "options": ["red", "green", "blue"]}]}
-    backend.model.add(answer("", Call("question", question)), answer("Noted."))
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-        screen = main_screen(app)
-        await send(pilot, screen, "ask me")
-        await card_ready(pilot, screen, QuestionCard)
-        card = screen.card
-        assert isinstance(card, QuestionCard)
+    async with question_card(make_app, backend) as (app, pilot, screen, card):
         keys(app, "2")
         await until(pilot, lambda: card.answered)
         await until(pilot, lambda: "Noted." in texts(screen))
@@ -149,15 +151,6 @@ async def test_words_typed_fast_at_a_question_all_reach_its_input(
     """Typed in one go at a question with options, the letters after the first were lost: the
     first moved the focus to its input, which then selected what it held (and the next replaced
     it), or the key sent to the card found the focus gone and went nowhere."""
-    question = {"questions": [{"question": "Which one?", "options": ["red", "green", "blue"]}]}
-    backend.model.add(answer("", Call("question", question)), answer("Noted."))
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-        screen = main_screen(app)
-        await send(pilot, screen, "ask me")
-        await card_ready(pilot, screen, QuestionCard)
-        card = screen.card
-        assert isinstance(card, QuestionCard)
+    async with question_card(make_app, backend) as (app, pilot, _, card):
         keys(app, "none of them")
         await until(pilot, lambda: card.typed.value == "none of them")
