@@ -55,9 +55,35 @@ async def test_ctrl_home_goes_to_the_sessions_first_message_at_once(
             await until(pilot, lambda: not screen.conversation.drawing_above)
         await pilot.press("ctrl+home")
         await until(pilot, lambda: "› question 0" in shown(app))
-        assert screen.conversation.all_drawn
+        await until(pilot, lambda: screen.conversation.all_drawn)  # the rest went in below it
+        await pilot.pause(0.1)
+        assert "› question 0" in shown(app)
         await pilot.press("ctrl+end")
         await until(pilot, lambda: f"answer {TURNS - 1}" in shown(app))
+
+
+async def test_ctrl_home_draws_the_start_first_and_the_rest_below_it_a_slice_a_frame(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """The earlier messages go in from the top down: the first slice shows the session's start,
+    and each next one goes in under the one before, in order, while the view stays at the top."""
+    async with resumed(make_app, backend) as (app, pilot, screen):
+        view = screen.conversation
+        await until(pilot, lambda: not view.drawing_above and view.earlier is not None)
+        await until(pilot, lambda: view.earlier is not None and not view.earlier.unread)
+        view.slices_held = True
+        await pilot.press("ctrl+home")
+        await until(pilot, lambda: "› question 0" in shown(app))
+        assert not view.all_drawn  # the rows below the start are still to go in
+        steps = 0
+        while not view.all_drawn:
+            view.next_slice()
+            await pilot.pause()
+            steps += 1
+            assert "› question 0" in shown(app)
+        assert steps >= 2
+        said = [str(row.content) for row in view.children if "user" in row.classes]
+        assert said == [f"› question {turn}" for turn in range(TURNS)]
 
 
 async def test_end_pressed_before_the_start_was_reached_stays_at_the_end(

@@ -110,7 +110,10 @@ class ConversationView(HeldView):
         self.earlier: Earlier | None = None
         """The first row while a resumed session's earlier messages wait to be drawn."""
         self._slices: list[list[Widget]] = []
-        """A stored tail's rows still to draw above the ones shown, the nearest first (slices.py)."""
+        """A stored tail's rows still to draw above the ones shown, the nearest first (slices.py),
+        or earlier messages' rows still to draw, in the order they go in."""
+        self._down_to: Widget | None = None
+        """While earlier messages go in from the top down (ctrl+home): the row they go above."""
         self.drawn = Drawn()
         """The stored messages the rows draw, each with its rows (for /undo and /redo)."""
         self.slices_held = False
@@ -392,13 +395,23 @@ class ConversationView(HeldView):
                 self._fill()
             return
         if top is None:  # the rows were taken away meanwhile
-            self._slices = []
+            self._slices, self._down_to = [], None
             self.drawn_above()
             return
         rows = self._slices.pop(0)
-        if not self.following:  # scrolled up: the row at the view's top stays as they go in above
-            self.pin()
-        self.mount_all(rows, before=top)
+        down_to = self._down_to
+        if down_to is not None:  # drawn from the top down, each slice above the rows drawn before
+            if down_to.parent is not self:  # taken away meanwhile
+                self._slices, self._down_to = [], None
+                self.drawn_above()
+                return
+            self.mount_all(rows, before=down_to)
+        else:
+            if not self.following:  # scrolled up: the row at the view's top stays as they go in above
+                self.pin()
+            self.mount_all(rows, before=top)
+        if not self._slices:
+            self._down_to = None
         self._after_frame()
 
     def goes_in_later(self, row: Widget) -> bool:
@@ -437,7 +450,7 @@ class ConversationView(HeldView):
                 self.settle()
             else:
                 await self.remove_children()
-                self._slices, self.earlier, self.drawing_above = [], None, False
+                self._slices, self.earlier, self.drawing_above, self._down_to = [], None, False, None
                 self.tools.clear()
                 await self.replay(messages, unread=unread)
             if line is not None:
@@ -453,21 +466,23 @@ class ConversationView(HeldView):
 
     def home(self) -> None:
         """ctrl+home: the start of the conversation. The earlier messages waiting above are drawn
-        first, at once (up to :data:`AT_ONCE`: more, and the transcript, ctrl+o, has them all),
-        not a batch each time the view reaches the top: the first ctrl+home went to the top of
-        the rows drawn so far, well after the session's start."""
+        first (up to :data:`AT_ONCE`: more, and the transcript, ctrl+o, has them all), not a
+        batch each time the view reaches the top: the first ctrl+home went to the top of the rows
+        drawn so far, well after the session's start. They go in a slice a frame from the top
+        down, the first at the top of the view: drawn at once, 300 messages held the keys typed
+        meanwhile for a third of a second (more on a loaded machine)."""
         waiting = self.earlier is not None and (self.earlier.unread > 0 or bool(self._slices))
         self._home = waiting  # again once they are read, or the tail is drawn
-        self.draw_waiting()
+        self.draw_waiting(top_first=True)
         self.unpin()
         self.call_after_refresh(self.scroll_home, animate=False)
 
-    def draw_waiting(self) -> bool:
-        """Draw the earlier messages waiting above the rows, at once (up to :data:`AT_ONCE`);
-        True when some were."""
+    def draw_waiting(self, *, top_first: bool = False) -> bool:
+        """Draw the earlier messages waiting above the rows (up to :data:`AT_ONCE`); True when
+        some were. At once, unless ``top_first``: then in slices from the top down."""
         if self.earlier is None or not self.earlier.waiting or self._slices:
             return False
-        self._draw_earlier(AT_ONCE, pin=False)
+        self._draw_earlier(AT_ONCE, pin=False, sliced=top_first, top_first=top_first)
         return True
 
     @property
@@ -475,7 +490,12 @@ class ConversationView(HeldView):
         """No earlier message waits above the rows (nor is still to be read)."""
         return self.earlier is None and not self._slices
 
-    def _draw_earlier(self, count: int = BATCH, *, pin: bool = True) -> None:
+    def _draw_earlier(
+        self, count: int = BATCH, *, pin: bool = True, sliced: bool = True, top_first: bool = False
+    ) -> None:
+        """Draw the last ``count`` messages waiting above the rows, over them: at once, or (when
+        ``sliced``) in slices a frame apart, as the stored tail is, the nearest first, or the top
+        one first with ``top_first`` (each slice then goes in under the one before)."""
         assert self.earlier is not None
         if self._slices:  # the tail is still being drawn: the earlier rows go above it after
             return
@@ -489,7 +509,18 @@ class ConversationView(HeldView):
         if rows:
             if pin:
                 self.pin()
-            self.mount_all(rows, after=self.earlier)
+            below = next((row for row in self.children if row is not self.earlier), None)
+            cut = slices_above(rows) if sliced and below is not None else [rows]
+            if top_first:
+                cut.reverse()
+                self._down_to = below
+            self.mount_all(cut.pop(0), before=below)
+            if cut:
+                self._slices = cut
+                self.drawing_above = True
+                self._after_frame()
+            else:
+                self._down_to = None
         if not self.earlier.waiting and not self.earlier.unread:
             self.earlier.remove()
             self.earlier = None

@@ -19,15 +19,19 @@ control characters and invisible ones never reach the terminal raw.
 from __future__ import annotations
 
 from typing import ClassVar
+from weakref import WeakKeyDictionary
 
 from rich.style import Style
 from textual.app import RenderResult
 from textual.content import Content, _FormattedLine
+from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
 from textual.geometry import Size
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.visual import Visual, VisualType, visualize
+from textual.widget import Widget
 from textual.widgets import Static
 
 from circle.domain.display import escape_for_display
@@ -45,14 +49,16 @@ def held_row(markdown: str) -> str:
 class ChatMarkdown(Static):
     """Markdown drawn for the conversation and the cards (see the module's docstring)."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
+    PARTS: ClassVar[tuple[str, ...]] = (
         "chat-markdown--heading",
         "chat-markdown--h1",
         "chat-markdown--quote",
         "chat-markdown--rule",
         "chat-markdown--bullet",
         "chat-markdown--code-inline",
-    }
+    )
+    """The styles Markdown is drawn with, as CSS classes (Textual's component classes, read by
+    :func:`shared_styles` rather than declared: see it)."""
 
     DEFAULT_CSS = """
     ChatMarkdown {
@@ -97,6 +103,8 @@ class ChatMarkdown(Static):
         self._width = 0
         """The width the lines shown were drawn at (0: not drawn for the text now)."""
         self._drawn_styles: Styles | None = None
+        self._styles_read: Styles | None = None
+        """The styles read since the widget was last restyled (see :meth:`notify_style_update`)."""
         self._growing = False
         self._shown: Visual = Content("")
         self._drawn: Visual | None = None
@@ -214,20 +222,83 @@ class ChatMarkdown(Static):
         text, ending = got
         return "\n".join(line.rstrip() for line in text.split("\n")), ending
 
+    def notify_style_update(self) -> None:
+        self._styles_read = None  # restyled (mounted, a class or a pseudo-class above changed)
+        super().notify_style_update()
+
     def _styles(self) -> Styles:
-        def style(name: str) -> Style:
-            return self.get_component_rich_style(name) if self.is_attached else Style()
-
-        dark = self.app.current_theme.dark if self.is_attached else True
-        return Styles(
-            heading=style("chat-markdown--heading"),
-            h1=style("chat-markdown--h1"),
-            quote=style("chat-markdown--quote"),
-            rule=style("chat-markdown--rule"),
-            bullet=style("chat-markdown--bullet"),
-            code_inline=style("chat-markdown--code-inline"),
-            code_theme="monokai" if dark else "default",
-        )
+        if not self.is_attached:
+            return _UNATTACHED
+        if self._styles_read is None:
+            self._styles_read = shared_styles(self)
+        return self._styles_read
 
 
-__all__ = ["ChatMarkdown", "chat_parser", "held_row", "table_cells"]
+_UNATTACHED = Styles(
+    heading=Style(),
+    h1=Style(),
+    quote=Style(),
+    rule=Style(),
+    bullet=Style(),
+    code_inline=Style(),
+    code_theme="monokai",
+)
+
+_SHARED: WeakKeyDictionary[Stylesheet, tuple[object, dict[tuple[object, ...], Styles]]] = WeakKeyDictionary()
+"""For each stylesheet, the rules it was read with and the styles of each place in the DOM."""
+SHARED_PLACES = 64
+"""Places whose styles are kept at most (a hover or a focus above a row is another place)."""
+
+
+def _place(widget: Widget) -> tuple[object, ...]:
+    """What the CSS rules can tell apart a widget by: its type, id, classes and pseudo-classes,
+    and those of each node above it (the app's classes name the theme)."""
+    return tuple(
+        (node._css_type_name, node.id, node.classes, node._pseudo_classes_cache_key)
+        for node in widget.ancestors_with_self
+    )
+
+
+def shared_styles(widget: ChatMarkdown) -> Styles:
+    """The styles ``widget`` draws Markdown with, read once for every widget in the same place.
+
+    Declared as Textual component classes, each of the six styles was a node of its own that the
+    stylesheet matched its every rule against, at each mount and restyle of each answer: 150
+    answers drawn at once (ctrl+home after a resume) spent most of their mount there, and as much
+    again reading each style's colours up through every node above the answer. Widgets in the
+    same place get the same styles, so they are read for the first one only: each style from a
+    node the stylesheet applies to then, placed under it as Textual places its component nodes.
+    """
+    stylesheet = widget.app.stylesheet
+    rules: object = stylesheet.rules
+    kept = _SHARED.get(stylesheet)
+    if kept is None or kept[0] is not rules or len(kept[1]) >= SHARED_PLACES:
+        kept = (rules, {})
+        _SHARED[stylesheet] = kept
+    place = _place(widget)
+    styles = kept[1].get(place)
+    if styles is None:
+        styles = kept[1][place] = _read_styles(widget, stylesheet)
+    return styles
+
+
+def _read_styles(widget: ChatMarkdown, stylesheet: Stylesheet) -> Styles:
+    for name in widget.PARTS:
+        node = DOMNode(classes=name)
+        node._attach(widget)
+        stylesheet.apply(node, animate=False)
+        widget._component_styles[name] = node.styles
+    widget._rich_style_cache.clear()
+    style = widget.get_component_rich_style
+    return Styles(
+        heading=style("chat-markdown--heading"),
+        h1=style("chat-markdown--h1"),
+        quote=style("chat-markdown--quote"),
+        rule=style("chat-markdown--rule"),
+        bullet=style("chat-markdown--bullet"),
+        code_inline=style("chat-markdown--code-inline"),
+        code_theme="monokai" if widget.app.current_theme.dark else "default",
+    )
+
+
+__all__ = ["SHARED_PLACES", "ChatMarkdown", "chat_parser", "held_row", "shared_styles", "table_cells"]
