@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from circle.application.ports.approver import Approver
 from circle.application.ports.asker import Asker
 from circle.entrypoints.tui._backend import Built
-from circle.entrypoints.tui._early_keys import EarlyKeys, Typed
+from circle.entrypoints.tui._early_keys import EarlyKeys, Typed, edited
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._theme import split_reply
 from circle.entrypoints.tui.app import CircleApp
@@ -120,3 +120,85 @@ def test_the_theme_question_keeps_the_keys_typed_around_its_answer() -> None:
 def test_enter_typed_before_the_app_took_the_terminal_sends_and_backspace_erases() -> None:
     assert EarlyKeys("ok\nmore tx\x7fext").release() == Typed(("ok",), "more text")
     assert EarlyKeys("\x1b[200~pasted\x1b[201~ too").release() == Typed((), "pasted too")
+
+
+async def test_arrows_typed_while_circle_starts_edit_the_text_where_they_left_the_cursor(
+    clock: FixedClock,
+) -> None:
+    """Before, every key but the printable ones, enter and backspace was dropped: "helo", ←, "l"
+    came up as "helol"."""
+    from textual.widgets import Static
+
+    backend = SlowBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    async with app.run_test(size=SIZE) as pilot:
+        shown = app.screen.query_one("#early-typed", Static)
+        await pilot.press("h", "e", "l", "o", "left", "l")
+        await pilot.pause(0.05)
+        assert str(shown.render()) == "› hell▏o"
+        backend.ready.set()
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await until(pilot, lambda: screen.composer.text == "hello")
+        assert screen.composer.cursor_location == (0, 4)
+        await pilot.press("!")  # typed at the cursor the arrows left
+        await until(pilot, lambda: screen.composer.text == "hell!o")
+
+
+async def test_home_end_delete_and_ctrl_keys_typed_while_circle_starts_edit_as_in_the_box(
+    clock: FixedClock,
+) -> None:
+    backend = SlowBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    backend.model.add(answer("Fixed."))
+    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"fix bug", "home", *"please ", "end", "backspace", "backspace")
+        await pilot.press("backspace", *"the bug", "enter")  # sent as it reads: "please fix the bug"
+        await pilot.press(*"one two", "ctrl+w", "ctrl+a", "delete", "ctrl+e", *"x")
+        await pilot.pause(0.05)
+        backend.ready.set()
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await until(pilot, lambda: screen.composer.text == "ne x")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert [r.messages[-1].text for r in backend.model.requests] == ["please fix the bug"]
+
+
+async def test_up_typed_while_circle_starts_brings_back_no_earlier_message(clock: FixedClock) -> None:
+    """↑ in the box brings back the last message sent; typed before the box is there it does
+    nothing, so an enter typed after it sends nothing nobody saw."""
+    backend = SlowBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    history = InputHistory()
+    history.add("rm the old build")
+    app = CircleApp(backend, options(), clock=clock, history=history)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("up", "enter", "left", "home")
+        await pilot.pause(0.05)
+        backend.ready.set()
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await pilot.pause(0.1)
+        assert screen.composer.text == "" and not backend.model.requests
+        assert not screen.conversation.query(TurnLine)
+
+
+def test_arrows_and_deletes_read_before_the_app_started_edit_the_text() -> None:
+    assert EarlyKeys("helo\x1b[Dl").release() == Typed((), "hello", 1)
+    assert EarlyKeys("ab\x1b[Hx\x1b[Fy\x1b[D\x1b[D\x1b[3~").release() == Typed((), "xay", 1)
+    assert EarlyKeys("one two\x17\x01\x0b\x7fz").release() == Typed((), "z", 0)
+    assert EarlyKeys("a b\x1b[1;5Dc\r").release() == Typed(("a cb",), "", 0)
+
+
+def test_the_edit_keys_act_on_the_line_the_cursor_is_on() -> None:
+    assert edited("ab\ncd", 4, "home") == ("ab\ncd", 3)
+    assert edited("ab\ncd", 1, "end") == ("ab\ncd", 2)
+    assert edited("ab\ncd", 4, "ctrl+u") == ("ab\nd", 3)
+    assert edited("ab\ncd", 3, "ctrl+u") == ("abcd", 2)  # at a line's start: joined to the one above
+    assert edited("ab\ncd", 2, "ctrl+k") == ("abcd", 2)
+    assert edited("ab\ncd", 0, "ctrl+k") == ("\ncd", 0)
+    assert edited("one  two", 8, "ctrl+left") == ("one  two", 5)
+    assert edited("one  two", 0, "ctrl+right") == ("one  two", 3)
+    assert Typed((), "ab\ncd", 1).location == (1, 1)

@@ -5,29 +5,49 @@ it in two places: the theme question (OSC 11, see ``_theme.py``) reads whatever 
 the terminal's answer, and Textual's driver reads the rest once the app runs, while "Starting
 Circle…" shows and no input box exists yet. Either way the keys would reach no widget; the app
 holds them here, shows what they wrote under "Starting Circle…" as they come (a key shows at once,
-not when Circle is up), and gives the input box what they wrote once it is mounted. Screens that
-ask a question first (setup, trust, the session picker) get their keys as usual.
+not when Circle is up), and gives the input box what they wrote once it is mounted, with its cursor
+where they left it: the arrows, home and end, delete and the box's ctrl keys edit as they would in
+the box ("helo", ←, "l" writes "hello"). Screens that ask a question first (setup, trust, the
+session picker) get their keys as usual.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from textual import events
 from textual._xterm_parser import XTermParser  # Textual's own terminal parser, as its driver uses it
 from textual.message import Message
 
-HELD_KEYS = frozenset({"enter", "backspace", "ctrl+j", "shift+enter"})
-"""Keys held besides printable ones: what writing and sending a message takes. Others (ctrl+c,
-esc, arrows) act at once, as they would on the starting screen."""
+EDIT_KEYS = frozenset(
+    {"left", "right", "home", "end", "ctrl+a", "ctrl+e", "ctrl+left", "ctrl+right"}
+    | {"backspace", "delete", "ctrl+u", "ctrl+k", "ctrl+w"}
+)
+"""Keys that move the cursor or delete, as the input box (a TextArea) binds them; worked out on
+the text held (see :func:`edited`)."""
+HELD_KEYS = frozenset({"enter", "ctrl+j", "shift+enter"}) | EDIT_KEYS
+"""Keys held besides printable ones: what writing, editing and sending a message takes. Others
+(ctrl+c, esc, ↑ and ↓, which in the box would bring back an earlier message) act at once, as they
+would on the starting screen."""
+_WORD = re.compile(r"(?<=\W)(?=\w)|(?<=\w)(?=\W)")
+"""Where a word begins or ends, as the input box (a TextArea) finds it."""
 
 
 @dataclass(frozen=True, slots=True)
 class Typed:
-    """What the held keys wrote: the messages sent with enter, and the text left in the box."""
+    """What the held keys wrote: the messages sent with enter, the text left in the box, and how
+    many of its characters are after the cursor (0: it is at the end)."""
 
     sent: tuple[str, ...] = ()
     text: str = ""
+    after: int = 0
+
+    @property
+    def location(self) -> tuple[int, int]:
+        """The cursor's row and column in :attr:`text` (the input box's location)."""
+        before = self.text[: len(self.text) - self.after].split("\n")
+        return len(before) - 1, len(before[-1])
 
 
 def typed_events(typed: str) -> list[Message]:
@@ -67,29 +87,35 @@ class EarlyKeys:
     def written(self) -> Typed:
         """What the keys held so far wrote (the starting screen shows it as it is typed)."""
         sent: list[str] = []
-        text = ""
+        text, at = "", 0
         for event in self.held:
+            written: str | None = None
             if isinstance(event, events.Paste):
-                text += event.text
+                written = event.text
             elif not isinstance(event, events.Key):
                 continue
             elif event.key in ("enter", "ctrl+j"):  # before the app took the terminal, the
                 if text.strip():  # terminal itself turned enter into a newline (ICRNL)
                     sent.append(text)
-                text = ""
-            elif event.key == "backspace":
-                text = text[:-1]
+                text, at = "", 0
+            elif event.key in EDIT_KEYS:
+                text, at = edited(text, at, event.key)
             elif event.key == "shift+enter":
-                text += "\n"
+                written = "\n"
             elif event.character is not None:
-                text += event.character
-        return Typed(tuple(sent), text)
+                written = event.character
+            if written is not None:
+                text, at = text[:at] + written + text[at:], at + len(written)
+        return Typed(tuple(sent), text, len(text) - at)
 
     def shown(self) -> str:
-        """The held keys as the starting screen shows them: each message sent, then the text."""
+        """The held keys as the starting screen shows them: each message sent, then the text with
+        the cursor where it is."""
         typed = self.written()
         lines = [f"› {text}   (sent once Circle is up)" for text in typed.sent]
-        return "\n".join([*lines, f"› {typed.text}▏"]) if lines or typed.text else ""
+        at = len(typed.text) - typed.after
+        line = f"› {typed.text[:at]}▏{typed.text[at:]}"
+        return "\n".join([*lines, line]) if lines or typed.text else ""
 
     @staticmethod
     def _wanted(event: events.Event) -> bool:
@@ -98,4 +124,55 @@ class EarlyKeys:
         return isinstance(event, events.Key) and (event.is_printable or event.key in HELD_KEYS)
 
 
-__all__ = ["HELD_KEYS", "EarlyKeys", "Typed", "typed_events"]
+def edited(text: str, at: int, key: str) -> tuple[str, int]:
+    """``text``, and the cursor at offset ``at`` in it, once ``key`` (one of :data:`EDIT_KEYS`)
+    acted on them as it does in the input box, line by line (a wrapped line is not known here)."""
+    start = text.rfind("\n", 0, at) + 1
+    end = len(text) if (newline := text.find("\n", at)) < 0 else newline
+    cut: tuple[int, int] | None = None  # what is deleted, and the cursor goes to its start
+    if key == "left":
+        at = max(at - 1, 0)
+    elif key == "right":
+        at = min(at + 1, len(text))
+    elif key in ("home", "ctrl+a"):
+        at = start
+    elif key in ("end", "ctrl+e"):
+        at = end
+    elif key == "ctrl+left":
+        at = _word_left(text, at, start)
+    elif key == "ctrl+right":
+        at = _word_right(text, at, end)
+    elif key == "backspace":
+        cut = (max(at - 1, 0), at)
+    elif key == "delete":
+        cut = (at, min(at + 1, len(text)))
+    elif key == "ctrl+u":  # at a line's start it joins the line to the one above
+        cut = (start if at > start else max(at - 1, 0), at)
+    elif key == "ctrl+k":  # at a line's end it joins the next line to it
+        cut = (at, end if at < end else min(at + 1, len(text)))
+    elif key == "ctrl+w":
+        cut = (_word_left(text, at, start), at)
+    if cut is not None:
+        text, at = text[: cut[0]] + text[cut[1] :], cut[0]
+    return text, at
+
+
+def _word_left(text: str, at: int, start: int) -> int:
+    """Where ctrl+left goes from ``at`` (``start``: its line's): the start of the word before."""
+    if at == start:
+        return max(at - 1, 0)
+    found = list(_WORD.finditer(text[start:at].rstrip()))
+    return start + (found[-1].start() if found else 0)
+
+
+def _word_right(text: str, at: int, end: int) -> int:
+    """Where ctrl+right goes from ``at`` (``end``: its line's end): past the word after."""
+    if at == end:
+        return min(at + 1, len(text))
+    rest = text[at:end]
+    skipped = len(rest) - len(rest.lstrip())
+    found = _WORD.search(rest.lstrip())
+    return at + skipped + found.start() if found else end
+
+
+__all__ = ["EDIT_KEYS", "HELD_KEYS", "EarlyKeys", "Typed", "edited", "typed_events"]

@@ -167,6 +167,7 @@ class CircleApp(App[int]):
             screen.on_composer_submitted(Composer.Submitted(text))
         if typed.text:
             screen.composer.type_text(typed.text)
+            screen.composer.move_cursor(typed.location)  # where the arrows typed left it
 
     def compose(self) -> ComposeResult:
         yield Static("Starting Circle…", id="starting")
