@@ -217,7 +217,8 @@ class StripItem:
 
 
 class Strip(Static, can_focus=True):
-    """Running subagents and jobs under the footer; ↓ selects, enter opens the record."""
+    """Running subagents and jobs under the footer, one line each, cut to the width with ``…``;
+    ↓ selects, enter opens the record."""
 
     class Opened(Message):
         def __init__(self, item: StripItem) -> None:
@@ -241,14 +242,18 @@ class Strip(Static, can_focus=True):
         self.display = bool(items)
         self._draw()
 
+    def on_resize(self) -> None:
+        if self.items:
+            self._draw()  # cut to the new width
+
     def _draw(self) -> None:
         text = Text()
+        room = max((self.content_size.width or 200) - len("❯ ⚙ "), 1)
         for index, item in enumerate(self.items):
             chosen = self.has_focus and index == self.selected
             mark = "❯ " if chosen else "  "
             kind = "⚙ " if item.kind == "job" else "◆ "
-            label = escape_for_display(item.label, newlines=False)
-            text.append(f"{mark}{kind}{label}\n", style="reverse" if chosen else "")
+            text.append(f"{mark}{kind}{fit(item.label, room)}\n", style="reverse" if chosen else "")
         text.rstrip()
         self.update(text)
 
