@@ -99,7 +99,7 @@ async def test_no_letter_allows(
         await until(pilot, lambda: screen.composer.text == letter)
         await pilot.pause(LETTER_WAIT_S + 0.7)
         assert not card.answered and NEW_FILE not in backend.files.files
-        assert "1 once · 2 this session · n deny" in str(card.query_one(".card-keys").render())
+        assert "1 once · 2 this session · n deny" in str(card.query_one(".card-keys").content)
 
 
 async def test_a_paste_at_a_card_goes_to_the_box(

@@ -16,6 +16,7 @@ from circle.application.ports.asker import Answer
 from circle.domain.display import escape_for_display, one_line
 from circle.entrypoints.tui._desk import DENIED, STOPPED, Pending, refused
 from circle.entrypoints.tui.widgets.card_fit import fit_card, release
+from circle.entrypoints.tui.widgets.card_keys import APPROVAL_KEYS, KeysLine, question_keys
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 from circle.entrypoints.tui.widgets.stale_keys import TakesTyping, pass_on
@@ -53,7 +54,9 @@ class Card(Vertical, can_focus=True):
     least_body = 3
     """Rows of its body below which the card goes tight (``card_fit``)."""
 
-    def __init__(self, pending: Pending, *, title: str, options: list[str], keys: str) -> None:
+    def __init__(
+        self, pending: Pending, *, title: str, options: list[str], keys: str | tuple[str, ...]
+    ) -> None:
         super().__init__(classes=f"card {pending.kind}-card")
         self.pending = pending
         self.title_text = title
@@ -73,7 +76,7 @@ class Card(Vertical, can_focus=True):
         yield Static(Text("● ", style="yellow") + Text(self.title_text, style="bold"), classes="card-title")
         yield from self.body()
         yield self.option_lines
-        yield Static(Text(self.keys, style="dim"), classes="card-keys")
+        yield Static(KeysLine(self.keys), classes="card-keys")
 
     def on_mount(self) -> None:
         self._draw()
@@ -204,7 +207,7 @@ class ApprovalCard(Card):
             pending,
             title=title,
             options=list(self.CHOICES),
-            keys="1 once · 2 this session · n deny · esc stop · ↑↓ enter · pgup pgdn scroll",
+            keys=APPROVAL_KEYS,
         )
 
     def body(self) -> ComposeResult:
@@ -301,9 +304,7 @@ class QuestionCard(Card):
         self.options = list(question.options)
         self.selected = 0
         self.marked = set()
-        several = " · space marks" if question.multiple else ""
-        pick = "1-9 or ↑↓ enter picks" if self.options else "type, then enter"
-        self.keys = f"{pick}{several} · esc dismisses · pgup pgdn scroll"
+        self.keys = question_keys(options=bool(self.options), several=question.multiple)
         self.question_text.show(question.question if heading is None else heading[2])
         self.saved.update(Text(f"saved to {heading[1]}" if heading else "", style="dim"))
         self.saved.display = heading is not None
@@ -331,7 +332,7 @@ class QuestionCard(Card):
                 child.update(Text("● ", style="yellow") + Text(self.title_text, style="bold"))
         for child in self.query(".card-keys"):
             if isinstance(child, Static):
-                child.update(Text(self.keys, style="dim"))
+                child.update(KeysLine(self.keys))
 
     def on_mount(self) -> None:
         super().on_mount()

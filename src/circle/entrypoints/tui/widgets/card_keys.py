@@ -1,0 +1,77 @@
+"""A card's keys line, in the longest of its wordings that fits the width on one line.
+
+At 50 columns the approval card's ``1 once · 2 this session · n deny · esc stop · ↑↓ enter · pgup
+pgdn scroll`` went on over two lines, and at 40 over three, taking rows from what the card asks
+about. A card gives its keys in several wordings, longest first, each one shorter by words or by
+the least needed keys; the line is drawn in the first that fits the width it is given, measured
+as it is laid out (so the first frame already has it). The last wording shows whole however
+narrow the width, wrapping if it must: a key it names is never cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+
+APPROVAL_KEYS = (
+    "1 once · 2 this session · n deny · esc stop · ↑↓ enter · pgup pgdn scroll",
+    "1 once · 2 session · n deny · esc stop · ↑↓ enter · pgup pgdn scroll",
+    "1 once · 2 session · n deny · esc stop · pgup pgdn scroll",
+    "1 once · 2 session · n deny · esc stop · pgup pgdn",
+    "1-3 pick · n deny · esc stop · pgup pgdn scroll",
+    "1-3 pick · esc stop · pgup pgdn scroll",
+    "1-3 pick · esc stop · pgup pgdn",
+    "1-3 pick · esc stop",
+    "1-3 · esc",
+)
+"""An approval card's keys: shorter words first, then ↑↓ enter goes (the options are numbered
+above), then the options' names (``1-3 pick``, 3 denying as n does); the scroll keys, which
+alone reach the rest of a long diff at a narrow width, and esc stay longest."""
+
+
+def question_keys(*, options: bool, several: bool) -> tuple[str, ...]:
+    """A question card's keys, longest first: with ``options`` to pick from (``several`` of them
+    may be marked with space), or an answer to type. The scroll keys, which reach the rest of a
+    plan at a narrow width, stay longer than the word for esc."""
+    marks = " · space marks" if several else ""
+    full, pick = f"1-9 or ↑↓ enter picks{marks}", f"1-9 ↑↓ enter{marks}"
+    if not options:
+        full = pick = "type, then enter"
+    wordings = (
+        f"{full} · esc dismisses · pgup pgdn scroll",
+        f"{pick} · esc dismisses · pgup pgdn scroll",
+        f"{pick} · esc · pgup pgdn scroll",
+        f"{pick} · esc · pgup pgdn",
+        f"{pick} · esc",
+    )
+    return tuple(dict.fromkeys(wordings))
+
+
+def pick(wordings: Sequence[str], width: int) -> str:
+    """The first of ``wordings`` that fits ``width`` cells, else the last."""
+    return next((said for said in wordings if cell_len(said) <= width), wordings[-1])
+
+
+class KeysLine:
+    """A Rich renderable: the first of its wordings that fits the width it is rendered at."""
+
+    def __init__(self, wordings: str | Sequence[str], *, style: str = "dim") -> None:
+        self.wordings = (wordings,) if isinstance(wordings, str) else tuple(wordings)
+        assert self.wordings, "a keys line needs a wording"
+        self.style = style
+
+    def __str__(self) -> str:
+        return self.wordings[0]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(pick(self.wordings, options.max_width), style=self.style)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(min(cell_len(said) for said in self.wordings), cell_len(self.wordings[0]))
+
+
+__all__ = ["APPROVAL_KEYS", "KeysLine", "pick", "question_keys"]
