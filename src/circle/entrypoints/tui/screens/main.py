@@ -66,6 +66,14 @@ ENTER_QUIET_S = 3.0
 the enter that sent the words, pressed again, allowed the command (its choice was Allow once)."""
 CARD_WAITS = "a card waits · it shows when you pause or send"
 """The busy line's words while the words being typed in the input box hold a card back."""
+CARD_WAITS_SHORTER = (
+    "a card waits · pause or enter shows it",
+    "card waits · pause or enter",
+    "card waits · enter",
+    "card waits",
+)
+""":data:`CARD_WAITS` in fewer words, for a narrow busy line: at 50 columns it read ``a card waits ·
+it shows wh…``, at 80 ``… when you pause or s…``."""
 SHELL_CUT = "(its output is not kept once stopped)"
 SHELL_STOPPED = "not sent to the model"
 """Said under a person's ``!command`` stopped before its end (``[stopped; …]``): nothing goes."""
@@ -445,7 +453,7 @@ class MainScreen(ViewKeys):
         shows (or went), the line says again what it said before."""
         if held and self.busy.display and self.busy.activity != CARD_WAITS:
             self.held_over = self.busy.activity  # also when a tool's start said what runs since
-            self.busy.show(CARD_WAITS)
+            self.busy.show(CARD_WAITS, shorter=CARD_WAITS_SHORTER)
         elif not held and self.held_over is not None:
             if self.busy.display and self.busy.activity == CARD_WAITS:
                 self.busy.show(self.held_over)

@@ -60,6 +60,8 @@ class BusyLine(Static):
         super().__init__("", id="busy")
         self.clock = clock
         self.activity = ""
+        self.shorter: tuple[str, ...] = ()
+        """Shorter wordings of :attr:`activity`, longest first, for a narrow line."""
         self.retry = ""
         self.frame = 0
         self.display = False
@@ -79,15 +81,17 @@ class BusyLine(Static):
         if self.display:
             self._draw()  # fitted to the new width now, not at the spinner's next step
 
-    def show(self, activity: str, *, retry: str = "") -> None:
+    def show(self, activity: str, *, retry: str = "", shorter: Sequence[str] = ()) -> None:
         """Say what runs now; a retry being waited on ends once something else happens.
 
-        Saying again what already shows draws nothing: the tick redraws the time and tokens, so an
-        answer's every delta does not cost a frame of its own."""
+        ``shorter`` wordings of it, longest first, stand in for it on a line too narrow for it
+        (before it is cut). Saying again what already shows draws nothing: the tick redraws the
+        time and tokens, so an answer's every delta does not cost a frame of its own."""
         if self.started is None:
             self.started = self.clock()
-        same = self.display and self._retry is None and (activity, retry) == (self.activity, self.retry)
-        self.activity, self.retry = activity, retry
+        said = (activity, retry, tuple(shorter))
+        same = self.display and self._retry is None and said == (self.activity, self.retry, self.shorter)
+        self.activity, self.retry, self.shorter = said
         self._retry = None
         self.display = True
         if not same:
@@ -95,6 +99,7 @@ class BusyLine(Static):
 
     def hide(self) -> None:
         self.activity = self.retry = ""
+        self.shorter = ()
         self._retry = None
         self.started = None
         self.tokens_done = self.streamed = 0
@@ -150,11 +155,12 @@ class BusyLine(Static):
             width -= len(hint)  # the key's hint shows when what runs fits whole beside it
         else:
             hint = ""
-        while parts and width - len("".join(parts)) < min(len(self.activity), ACTIVITY_LEAST):
+        least = min(len(self.activity), ACTIVITY_LEAST)
+        while parts and len(self._worded(width - len("".join(parts)))) < least:
             parts.pop()  # a narrow line keeps what runs: the tokens go first, then the time
         said = "".join(parts)
         room = width - len(said)
-        text = Text(f"{SPINNER[self.frame]} ", style="bold magenta") + Text(fit(self.activity, room))
+        text = Text(f"{SPINNER[self.frame]} ", style="bold magenta") + Text(self._worded(room))
         text.append(said, style="dim")
         if self.retry:
             text.append(f" · {escape_for_display(self.retry, newlines=False)}", style="yellow")
@@ -162,6 +168,15 @@ class BusyLine(Static):
         if text != self._shown:
             self._shown = text
             self.update(text)
+
+    def _worded(self, room: int) -> str:
+        """What runs, in the longest of its wordings that fits ``room`` columns (escaped), else
+        the shortest cut with ``…``."""
+        *longer, shortest = (self.activity, *self.shorter)
+        for said in longer:
+            if len(shown := escape_for_display(said, newlines=False)) <= room:
+                return shown
+        return fit(shortest, room)
 
 
 def elapsed(seconds: float) -> str:
