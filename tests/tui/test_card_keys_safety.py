@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from circle.domain.model import ModelEvent, ModelRequest
 from circle.entrypoints.tui import screens
 from circle.entrypoints.tui.app import CircleApp
-from circle.entrypoints.tui.screens.main import LETTER_WAIT_S, MainScreen
+from circle.entrypoints.tui.screens.main import ENTER_QUIET_S, LETTER_WAIT_S, MainScreen
 from circle.entrypoints.tui.widgets.cards import ApprovalCard, QuestionCard
 from circle.testing import Call, ScriptedModel, answer
 
@@ -154,3 +154,70 @@ async def test_words_typed_fast_at_a_question_all_reach_its_input(
     async with question_card(make_app, backend) as (app, pilot, _, card):
         keys(app, "none of them")
         await until(pilot, lambda: card.typed.value == "none of them")
+
+
+async def test_ctrl_u_clears_the_words_typed_at_a_card_and_answers_nothing(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """Before, ctrl+u went to the card (which has no use for it) and the words stayed above it."""
+    async with ready_card(make_app, backend) as (app, pilot, screen, card):
+        keys(app, "stop that")
+        await until(pilot, lambda: screen.composer.text == "stop that")
+        await pilot.pause(PAUSE + 0.1)
+        app.post_message(events.Key("ctrl+u", None))
+        await until(pilot, lambda: screen.composer.text == "")
+        assert not screen.composer.display and screen.card is card and card.has_focus
+        app.post_message(events.Key("enter", "\r"))  # right after: the box's, not an answer
+        await pilot.pause(LETTER_WAIT_S + 0.2)
+        assert not card.answered and NEW_FILE not in backend.files.files
+
+
+async def test_ctrl_u_clears_the_words_typed_before_the_card(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, clock: FixedClock
+) -> None:
+    model = Held([answer("", WRITE), answer("Left it.")])
+    backend.model = model
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "write")
+        keys(app, "please do not")
+        await until(pilot, lambda: screen.composer.text == "please do not")
+        model.go.set()
+        await until(pilot, lambda: screen.desk.first is not None)
+        clock.now += PAUSE + 1
+        await card_ready(pilot, screen, ApprovalCard)
+        card = screen.card
+        assert card is not None
+        await pilot.pause(PAUSE + 0.1)
+        assert screen.composer.display and screen.composer.text == "please do not"
+        app.post_message(events.Key("ctrl+u", None))
+        await until(pilot, lambda: not screen.composer.display)
+        assert screen.composer.text == "" and screen.card is card and not card.answered
+        await pilot.pause(ENTER_QUIET_S + 0.1)
+        app.post_message(events.Key("1", "1"))  # the card still answers its own keys
+        await until(pilot, lambda: NEW_FILE in backend.files.files)
+
+
+async def test_ctrl_u_in_a_questions_typed_answer_clears_that_answer(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    async with question_card(make_app, backend) as (app, pilot, _, card):
+        keys(app, "none of them")
+        await until(pilot, lambda: card.typed.value == "none of them")
+        app.post_message(events.Key("ctrl+u", None))
+        await until(pilot, lambda: card.typed.value == "")
+        assert not card.answered
+
+
+async def test_ctrl_u_read_with_the_words_typed_at_a_card_clears_them(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    async with ready_card(make_app, backend) as (app, pilot, screen, card):
+        keys(app, "stop that")
+        app.post_message(events.Key("ctrl+u", None))  # read in the same burst, before they are in
+        keys(app, "x")
+        await until(pilot, lambda: screen.composer.text == "x")
+        await pilot.pause(LETTER_WAIT_S + 0.2)
+        assert not card.answered

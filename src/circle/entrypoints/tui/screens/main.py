@@ -481,9 +481,9 @@ class MainScreen(ViewKeys):
         the input box (shown above the card), in the order typed (the enter sends the words, as it
         would have with no card), ↑ and ↓ go nowhere. On an approval card a printable key it does
         not bind begins such a run (the person types what to do instead), and a key it binds waits
-        ``LETTER_WAIT_S`` first: a printable key read then makes both the box's. Other keys act as
-        ever: esc still denies and stops the turn, ctrl+c still interrupts. True when the card did
-        not get the key."""
+        ``LETTER_WAIT_S`` first: a printable key read then makes both the box's. ctrl+u clears the
+        words shown above the card, as it does with no card. Other keys act as ever: esc still
+        denies and stops the turn, ctrl+c still interrupts. True when the card did not get the key."""
         now = event.time
         card = self.card
         if card is None or card.answered:
@@ -495,6 +495,11 @@ class MainScreen(ViewKeys):
             return True
         if self.escaped is card:  # queued behind its esc, they go to the box once it is answered
             return False
+        if event.key == "ctrl+u" and self._box_shows_words():  # it clears them, as with no card
+            self.typed_at = self.drafted_at = now  # an enter right after it answers nothing
+            self.drafted_for = card
+            self.composer.post_message(events.Key(event.key, event.character))
+            return True
         typed = event.is_printable or event.key in ("enter", "backspace")
         if not typed and event.key not in ("up", "down"):
             if event.key == "escape":
@@ -526,6 +531,14 @@ class MainScreen(ViewKeys):
             return False
         self._to_box(card, event, now)
         return True
+
+    def _box_shows_words(self) -> bool:
+        """The input box shows above the card (for words typed before it or at it, which may
+        still be on their way there), and no field of the card's holds words."""
+        focused = self.focused
+        if isinstance(focused, Input) and focused.value:  # a question's typed answer: its own
+            return False
+        return self.composer.display and self.composer.beside_card
 
     def _to_box(self, card: Card, event: events.Key, now: float) -> None:
         """``event``, read while ``card`` is up, goes to the input box, shown above the card."""
