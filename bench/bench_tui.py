@@ -22,7 +22,8 @@ with a baseline measured in the same run:
 - peak RSS of the interface (ru_maxrss) after the stream and after the resume.
 
 With ``--only resume --base TREE`` (a ``git worktree`` of an older commit): the 10k resume to a
-usable screen, the key typed at once then, and the CPU until ready, with this tree's ``src`` and
+usable screen, the key typed at once then, the CPU until ready, and a key typed right after
+ctrl+home and after ctrl+f (each draws up to 300 earlier messages), with this tree's ``src`` and
 ``TREE``'s in turn, so both see the same load.
 """
 
@@ -380,6 +381,27 @@ def key_after_resume(argv: list[str], *, env: dict[str, str], cwd: Path, shown: 
         term.close()
 
 
+JUMPS = {"home": b"\x1b[1;5H", "find": b"\x06"}
+"""ctrl+home and ctrl+f: each draws up to 300 of the messages waiting above a resumed tail."""
+
+
+def key_after_jump(argv: list[str], *, env: dict[str, str], cwd: Path, shown: str, jump: bytes) -> float:
+    """Seconds from a key typed right after ``jump`` (ctrl+home or ctrl+f, once the session has
+    read the messages it opened without) until it shows: while the messages drawn for it go in."""
+    term = PtyScreen(argv, env=env, cwd=cwd)
+    try:
+        term.until(lambda text: shown in text and READY in text, what=shown)
+        term.settle(0.5)
+        read_by = time.perf_counter() + 1.5  # the rest of the session is read meanwhile
+        while time.perf_counter() < read_by:
+            term.pump(read_by - time.perf_counter())
+        term.settle(0.3)
+        term.send(jump)
+        return term.key_latency("Z", typed="Z")
+    finally:
+        term.close()
+
+
 def _resume_against(
     runs: int, env: dict[str, str], work: Path, *, messages: int, home: Path, base: Path
 ) -> None:
@@ -392,20 +414,27 @@ def _resume_against(
     session = make_session(home, work, messages)
     last = f"answer {messages - 1}:" if messages % 2 == 0 else f"question {messages - 1}"
     argv = [CIRCLE, "--session", session]
-    got: dict[str, dict[str, list[float]]] = {name: {"usable": [], "key": [], "cpu": []} for name in trees}
+    kinds = ["usable", "key", "cpu", *JUMPS]
+    got: dict[str, dict[str, list[float]]] = {name: {kind: [] for kind in kinds} for name in trees}
     for index in range(runs + 1):
         for name, tree in trees.items():
             tree_env = {**env, "PYTHONPATH": str(tree / "src")}
             usable, key = key_after_resume(argv, env=tree_env, cwd=work, shown=last)
             cpu = ready_cpu(argv, env=tree_env, cwd=work, shown=last)
+            jumped = {
+                what: key_after_jump(argv, env=tree_env, cwd=work, shown=last, jump=keys)
+                for what, keys in JUMPS.items()
+            }
             if index:
-                for what, value in (("usable", usable), ("key", key), ("cpu", cpu)):
+                for what, value in (("usable", usable), ("key", key), ("cpu", cpu), *jumped.items()):
                     got[name][what].append(value)
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     rows = (
         (f"{_count(messages)} resume to usable screen", "usable", "s"),
         ("key typed at once then", "key", "ms"),
         ("resume CPU until ready", "cpu", "s"),
+        ("key typed after ctrl+home", "home", "ms"),
+        ("key typed after ctrl+f", "find", "ms"),
     )
     for label, what, unit in rows:
         scale = 1000 if unit == "ms" else 1

@@ -113,3 +113,25 @@ async def test_ctrl_f_finds_a_message_from_before_the_rows_drawn(
             number = 3 if at == 1 else 28 + at
             await until(pilot, lambda number=number: f"answer {number}" in shown(app))
             await pilot.press("enter")
+
+
+async def test_ctrl_f_draws_the_earlier_messages_in_slices_and_finds_again_once_they_are_in(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """ctrl+f draws what waits above a slice a frame, the nearest first, the count saying it is of
+    what is drawn; once the last slice is in, the term is found in all of them."""
+    async with resumed(make_app, backend) as (app, pilot, screen):
+        view = screen.conversation
+        await until(pilot, lambda: not view.drawing_above and view.earlier is not None)
+        await until(pilot, lambda: view.earlier is not None and not view.earlier.unread)
+        view.slices_held = True
+        count = screen.query_one("#find-count", Static)
+        await pilot.press("ctrl+f", *"question", "space", "1")
+        await until(pilot, lambda: PARTLY in str(count.content))  # of what is drawn so far
+        assert not view.all_drawn
+        while not view.all_drawn:
+            view.next_slice()
+            await pilot.pause()
+        view.next_slice()  # the frame after the last slice: all are in
+        await until(pilot, lambda: PARTLY not in str(count.content))
+        assert str(count.content).endswith("of 11")  # question 1 and 10 to 19

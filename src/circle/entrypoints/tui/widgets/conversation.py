@@ -114,6 +114,8 @@ class ConversationView(HeldView):
         or earlier messages' rows still to draw, in the order they go in."""
         self._down_to: Widget | None = None
         """While earlier messages go in from the top down (ctrl+home): the row they go above."""
+        self._when_drawn: list[Callable[[], None]] = []
+        """Called once the rows being drawn in slices are all in (see :meth:`draw_waiting`)."""
         self.drawn = Drawn()
         """The stored messages the rows draw, each with its rows (for /undo and /redo)."""
         self.slices_held = False
@@ -414,6 +416,18 @@ class ConversationView(HeldView):
             self._down_to = None
         self._after_frame()
 
+    def drawn_above(self) -> None:
+        super().drawn_above()
+        self._down_to = None
+        self._drawn_now()
+
+    def _drawn_now(self) -> None:
+        """The rows drawn in slices are all in (or were taken away): what waited for them, after
+        the frame that lays them out."""
+        waiting, self._when_drawn = self._when_drawn, []
+        for then in waiting:
+            self.call_after_refresh(then)
+
     def goes_in_later(self, row: Widget) -> bool:
         """``row`` is one of the stored tail's rows still to be drawn above the ones shown."""
         return any(waiting is row for rows in self._slices for waiting in rows)
@@ -451,6 +465,7 @@ class ConversationView(HeldView):
             else:
                 await self.remove_children()
                 self._slices, self.earlier, self.drawing_above, self._down_to = [], None, False, None
+                self._drawn_now()
                 self.tools.clear()
                 await self.replay(messages, unread=unread)
             if line is not None:
@@ -477,12 +492,15 @@ class ConversationView(HeldView):
         self.unpin()
         self.call_after_refresh(self.scroll_home, animate=False)
 
-    def draw_waiting(self, *, top_first: bool = False) -> bool:
-        """Draw the earlier messages waiting above the rows (up to :data:`AT_ONCE`); True when
-        some were. At once, unless ``top_first``: then in slices from the top down."""
+    def draw_waiting(self, then: Callable[[], None] | None = None, *, top_first: bool = False) -> bool:
+        """Draw the earlier messages waiting above the rows (up to :data:`AT_ONCE`) in slices, a
+        frame apart: the nearest first, or the top one first with ``top_first``. True when some
+        were; ``then`` is called once they are all in (ctrl+f finds its term in them again)."""
         if self.earlier is None or not self.earlier.waiting or self._slices:
             return False
-        self._draw_earlier(AT_ONCE, pin=False, sliced=top_first, top_first=top_first)
+        if then is not None:
+            self._when_drawn.append(then)
+        self._draw_earlier(AT_ONCE, pin=False, top_first=top_first)
         return True
 
     @property
@@ -521,6 +539,9 @@ class ConversationView(HeldView):
                 self._after_frame()
             else:
                 self._down_to = None
+                self._drawn_now()
+        elif not self._slices:
+            self._drawn_now()
         if not self.earlier.waiting and not self.earlier.unread:
             self.earlier.remove()
             self.earlier = None

@@ -12,6 +12,7 @@ keeps what it drew).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -164,8 +165,8 @@ def scroll_to_line(widget: Widget, line: int) -> None:
 class Rest(Protocol):
     """The part of a conversation not drawn yet (see :class:`FindBar`)."""
 
-    def draw_waiting(self) -> bool:
-        """Draw some of what waits (True when some was)."""
+    def draw_waiting(self, then: Callable[[], None] | None = None) -> bool:
+        """Draw some of what waits (True when some was), and call ``then`` once it is drawn."""
         ...
 
     @property
@@ -269,8 +270,13 @@ class FindBar(Horizontal):
     def find_in_rest(self) -> None:
         """Draw what the conversation has not drawn yet, and find the term again once it is laid
         out (when the bar is open: the messages a resumed session reads later come here too)."""
-        if self.display and self.rest is not None and self.rest.draw_waiting():
-            self.call_after_refresh(lambda: self._find(self.field.value))
+        if self.display and self.rest is not None:
+            self.rest.draw_waiting(self._find_again)
+
+    def _find_again(self) -> None:
+        """The messages drawn for the bar are all in: the term is found in them too."""
+        if self.display:
+            self._find(self.field.value)
 
     def _find(self, term: str) -> None:
         self.finder.search(term)
