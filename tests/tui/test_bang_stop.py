@@ -11,7 +11,7 @@ from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.conversation import ShellRow, TurnLine
 from circle.testing import FakeProcessRunner, Hang, answer
 
-from .conftest import SIZE, FakeBackend, main_screen, send, texts, until
+from .conftest import SIZE, FakeBackend, FixedClock, main_screen, send, texts, until
 
 
 async def test_esc_stops_a_running_bang_command_and_its_row_says_so(
@@ -70,3 +70,24 @@ async def test_a_bang_command_running_past_a_turn_stays_in_sight(
         await until(pilot, lambda: bool(screen.conversation.query(ShellRow)))
         assert backend.processes.cancelled == ["sleep 6; echo bang2"]
         assert not screen.busy.display
+
+
+async def test_ctrl_c_that_stops_a_bang_command_does_not_arm_leaving(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, clock: FixedClock
+) -> None:
+    backend.processes = FakeProcessRunner({"sleep 6": Hang()})
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "!sleep 6")
+        await until(pilot, lambda: "sleep 6" in screen.busy.activity)
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: bool(screen.conversation.query(ShellRow)))
+        assert screen.last_interrupt == float("-inf") and not screen.quit_hint
+        clock.now += 0.5
+        await pilot.press("ctrl+c")  # it stopped: this one arms, the next leaves
+        assert screen.quit_hint and app.is_running
+        clock.now += 0.5
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: not app.is_running)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from circle.application.events import RetryScheduled
 from circle.entrypoints.tui.app import CircleApp, exit_lines
+from circle.entrypoints.tui.screens.main import QUIT_HINT, QUIT_WINDOW_S
 from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, answer
@@ -283,3 +284,83 @@ async def test_the_strip_and_the_job_record_show_a_command_and_its_output_escape
         await until(pilot, lambda: isinstance(app.screen, PickerScreen))
         await pilot.pause(0.1)
         assert any("npm run dev [/x] [red]# \\x1b[2K" in line for line in screen_lines(app))
+
+
+async def test_ctrl_c_during_a_turn_only_stops_it_and_the_next_one_arms_leaving(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, clock: FixedClock
+) -> None:
+    """Before, the ctrl+c that stopped the turn also armed leaving: a second one, meant for what
+    came next, left Circle."""
+    hanging(backend, "sleep 100")
+    backend.model.add(answer("", Call("execute", {"command": "sleep 100"})))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "wait")
+        await until(pilot, lambda: "execute  sleep 100" in screen.busy.activity)
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert "cancelled" in str(screen.conversation.query_one(TurnLine).content)
+        assert screen.last_interrupt == float("-inf") and QUIT_HINT[0] not in screen_lines(app)[-1]
+        clock.now += 0.5
+        await pilot.press("ctrl+c")  # nothing runs now: this one arms
+        await until(pilot, lambda: QUIT_HINT[0] in screen_lines(app)[-1])
+        assert app.is_running
+        clock.now += 0.5
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: not app.is_running)
+    assert app.return_code == 130
+
+
+async def test_the_ctrl_c_hint_takes_the_footers_line_and_covers_nothing(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """Before, it was a toast over the input box's right half."""
+    from textual.widgets._toast import Toast
+
+    app = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        footer = str(screen.footer.content)
+        await pilot.press(*"draft")
+        await pilot.press("ctrl+c", "ctrl+c")
+        await until(pilot, lambda: str(screen.footer.content) == QUIT_HINT[0])
+        await pilot.pause(0.1)
+        assert not screen.query(Toast) and not app.screen.query(Toast)
+        lines = screen_lines(app)
+        assert lines[-1].strip() == QUIT_HINT[0] and any(line.startswith(" ╰─") for line in lines)
+        await until(pilot, lambda: str(screen.footer.content) == footer, within=QUIT_WINDOW_S + 2)
+        assert app.is_running
+
+
+async def test_the_ctrl_c_hint_fits_a_narrow_footer(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(30, 16)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: str(screen.footer.content) == QUIT_HINT[1])
+
+
+async def test_ctrl_c_armed_then_a_turn_begun_stops_the_turn_and_not_circle(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, clock: FixedClock
+) -> None:
+    hanging(backend, "sleep 100")
+    backend.model.add(answer("", Call("execute", {"command": "sleep 100"})))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await pilot.press("ctrl+c")  # armed
+        assert screen.quit_hint
+        await send(pilot, screen, "wait")
+        await until(pilot, lambda: "execute  sleep 100" in screen.busy.activity)
+        clock.now += 0.5
+        await pilot.press("ctrl+c")  # within the while, yet for the turn begun since
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        assert app.is_running and not screen.quit_hint
+        assert QUIT_HINT[0] not in str(screen.footer.content)

@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import QueryType
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 from textual.worker import Worker, get_current_worker
@@ -77,6 +78,11 @@ it shows wh…``, at 80 ``… when you pause or s…``."""
 SHELL_CUT = "(its output is not kept once stopped)"
 SHELL_STOPPED = "not sent to the model"
 """Said under a person's ``!command`` stopped before its end (``[stopped; …]``): nothing goes."""
+QUIT_WINDOW_S = 2.0
+"""Seconds within which a second ctrl+c leaves Circle, once one that had nothing to stop armed it."""
+QUIT_HINT = ("Press ctrl+c again to leave Circle.", "ctrl+c again leaves")
+"""What the footer says while ctrl+c is armed, in place of its line (the longest that fits): a
+toast there covered the input box."""
 BURST_GAP_S = 0.4
 """Seconds at most between two keys of one run of typing. A run begun in the input box, or before
 a card was ready for keys, stays the box's while it lasts: the enter that ends its words would
@@ -129,6 +135,12 @@ class MainScreen(ViewKeys):
         self.card: Card | None = None
         self.turn_started: float | None = None
         self.last_interrupt = float("-inf")
+        """When ctrl+c last armed leaving (a second one within ``QUIT_WINDOW_S`` leaves)."""
+        self.quit_hint = False
+        """The footer says a second ctrl+c leaves (for ``QUIT_WINDOW_S``, in real seconds)."""
+        self.quit_timer: Timer | None = None
+        self.cancelled = False
+        """esc or ctrl+c cancelled the running turn: a ctrl+c now arms leaving."""
         self.error_shown: str | None = None
         """The error the conversation already shows for this turn (not shown again at its end)."""
         self.stopped_at_card = False
@@ -251,13 +263,16 @@ class MainScreen(ViewKeys):
         self.conversation.add(TurnLine(line))
         if self.stopped_at_card and event.aborted:
             self.conversation.notice(STOPPED_HINT, kind="hint")
-        self.stopped_at_card = self.stopping = False
+        self.stopped_at_card = self.stopping = self.cancelled = False
         self.busy.hide()
         self._idle_busy()  # a command the person runs goes on
         self.turn_started = None
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
 
     def refresh_footer(self) -> None:
+        if self.quit_hint:
+            self.footer.show(_quit_line)
+            return
         for message in reversed(self.host.session.conversation.messages[-3:]):
             if message.role == "assistant" and message.usage is not None:
                 self.host.context_tokens = message.usage.total
@@ -332,6 +347,7 @@ class MainScreen(ViewKeys):
             self._idle_busy()
             self.refresh_footer()
             waiting, self.waiting, self.stopping = self.waiting or [], None, False
+            self.cancelled = False
             for text, typed in waiting:  # no turn of this worker ran after they were sent
                 self.send(text, typed=typed)
 
@@ -372,10 +388,12 @@ class MainScreen(ViewKeys):
             self.busy.hide()
 
     def _stop_shells(self) -> bool:
-        """Stop the person's running commands (each with its process group); True if one ran."""
-        for worker, _command in self.shells:
+        """Stop the person's running commands (each with its process group); True if one ran
+        that was not stopped already."""
+        running = [worker for worker, _command in self.shells if not worker.is_cancelled]
+        for worker in running:
             worker.cancel()
-        return bool(self.shells)
+        return bool(running)
 
     async def _list_folder(self, folder: str) -> list[tuple[str, bool]]:
         import posixpath
@@ -666,9 +684,15 @@ class MainScreen(ViewKeys):
             self.completions.hide()
             return
         self._stop_shells()
-        if self.host.cancel():
-            self.busy.show("Cancelling…")
-            self.stopping = True
+        self._cancel()
+
+    def _cancel(self) -> bool:
+        """Cancel the running turn (esc, ctrl+c); True if one ran."""
+        if not self.host.cancel():
+            return False
+        self.busy.show("Cancelling…")
+        self.stopping = self.cancelled = True
+        return True
 
     def action_cycle_mode(self) -> None:
         mode = self.host.cycle_mode()
@@ -704,13 +728,30 @@ class MainScreen(ViewKeys):
         if self.composer.text:
             self.composer.clear_all()
             return
-        if now - self.last_interrupt < 2.0:
+        stopped = self._stop_shells()  # what runs is stopped (once: asked again, it arms)
+        if (not self.cancelled and self._cancel()) or stopped:
+            self._arm_quit(None)  # begun since it armed: this ctrl+c was for it
+        elif now - self.last_interrupt < QUIT_WINDOW_S:
             self.post_message(self.QuitWanted(130))
-            return
-        self.last_interrupt = now
-        self._stop_shells()
-        self.host.cancel()
-        self.notify("Press ctrl+c again to leave Circle.", timeout=2)
+        else:
+            self._arm_quit(now)
+
+    def _arm_quit(self, now: float | None) -> None:
+        """A second ctrl+c within ``QUIT_WINDOW_S`` of ``now`` leaves, the footer says so meanwhile
+        (None: not armed)."""
+        armed = now is not None
+        self.last_interrupt = now if now is not None else float("-inf")
+        if self.quit_timer is not None:
+            self.quit_timer.stop()
+        self.quit_timer = self.set_timer(QUIT_WINDOW_S, partial(self._arm_quit, None)) if armed else None
+        if self.quit_hint != armed:
+            self.quit_hint = armed
+            self.refresh_footer()
+
+
+def _quit_line(*, width: int | None = None) -> str:
+    """The footer's words while ctrl+c is armed: the longest of :data:`QUIT_HINT` that fits."""
+    return next((hint for hint in QUIT_HINT if width is None or len(hint) <= width), QUIT_HINT[-1])
 
 
 def _answers(card: Card, key: str) -> bool:
