@@ -1,18 +1,26 @@
 """The session's checkpoint tree as rows for /tree: one row a message, in the order and with the
-guides of :func:`~circle.domain.checkpoint_tree.tree_order`, tagged with branch names and labels."""
+guides of :func:`~circle.domain.checkpoint_tree.tree_order`, tagged with branch names and labels;
+and the words /tree and /fork name a session and a message by (its title, what it says, when),
+never an id."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
 
+from circle.application.ports.session_store import SessionInfo
 from circle.domain.checkpoint_tree import tree_order
 from circle.domain.checkpoints import Branch, Checkpoint, Label
 from circle.domain.compaction import is_summary
-from circle.domain.messages import Message, ToolResultPart
+from circle.domain.messages import Message, ThinkingPart, ToolResultPart
 from circle.entrypoints.tui import _format
+from circle.entrypoints.tui._recent import relative_when
 
 WHO = {"user": "you", "assistant": "circle", "tool": "tool"}
+THINKING_WORDS = 60
+"""The characters of a thinking-only message's thinking its row starts with."""
+TITLE_WIDTH = 60
+QUOTED_WIDTH = 40
 
 
 def who(message: Message) -> str:
@@ -63,7 +71,50 @@ def _summary(message: Message) -> str:
     calls = ", ".join(call.name for call in message.tool_calls)
     if calls:
         return f"{text}  → {calls}" if text else f"→ {calls}"
-    return text or "(empty)"
+    return text or _thought(message) or "(empty)"
+
+
+def _thought(message: Message) -> str:
+    """A message holding only thinking, as such: ``thinking: first words``, ``thinking (cut): …``
+    when the answer stopped while it streamed, ``thinking (hidden)`` when the provider sent it
+    encrypted; "" for a message with no thinking."""
+    parts = [part for part in message.parts if isinstance(part, ThinkingPart)]
+    if not parts:
+        return ""
+    cut = " (cut)" if message.stop_reason is not None and not message.stop_reason.is_complete else ""
+    words = " ".join(part.text for part in parts).strip()
+    if not words:
+        return f"thinking{cut or ' (hidden)'}"
+    return f"thinking{cut}: {_format.one_line(words, THINKING_WORDS)}"
+
+
+def session_name(info: SessionInfo | None) -> str:
+    """The session as a person knows it: its name, else its title (its first message)."""
+    name = (info.name or info.title or "") if info is not None else ""
+    return f"“{_format.one_line(name, TITLE_WIDTH)}”" if name.strip() else "this session"
+
+
+def tree_title(info: SessionInfo | None, *, branch: str) -> str:
+    """/tree's title: ``Tree · on branch-2 · “plan the parser change”`` (the branch first: a
+    narrow terminal cuts the title's end)."""
+    return f"Tree · on {branch} · {session_name(info)}"
+
+
+def fork_line(info: SessionInfo | None, picked: Checkpoint | None, *, before: bool, now: float) -> str:
+    """What /fork says it did: from which session, up to which message (who said it, its first
+    words, when), ``before`` for up to just before the person's message picked."""
+    source = session_name(info)
+    if picked is None:
+        return f"Forked {source} into a new session"
+    words = _format.one_line(_summary(picked.message), QUOTED_WIDTH)
+    when = relative_when(picked.created_at, now)
+    if before:
+        if picked.parent_id is None:
+            return f"Forked {source} into a new session, before its first message"
+        return f"Forked {source} into a new session, up to before your “{words}” ({when})"
+    speaker = who(picked.message)
+    said_by = "your" if speaker == "you" else f"{speaker}’s"
+    return f"Forked {source} into a new session, up to {said_by} “{words}” ({when})"
 
 
 def tree_rows(
@@ -93,4 +144,4 @@ def tree_rows(
     ]
 
 
-__all__ = ["TreeRow", "said", "tree_rows", "who"]
+__all__ = ["TreeRow", "fork_line", "said", "session_name", "tree_rows", "tree_title", "who"]

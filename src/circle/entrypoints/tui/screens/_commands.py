@@ -152,11 +152,13 @@ class SlashCommands:
 
     async def do_tree(self, argument: str) -> None:
         from circle.entrypoints.tui import _branches
+        from circle.entrypoints.tui._tree import tree_title
         from circle.entrypoints.tui.screens.tree import TreeScreen
 
         host = self.host
+        conversation = host.session.conversation
         tree = TreeScreen(
-            f"Session {host.session.session_id}",
+            tree_title(await conversation.info(), branch=conversation.branch),
             load=lambda: _branches.rows(host),
             label=lambda at, text: _branches.label(host, at, text),
         )
@@ -186,8 +188,10 @@ class SlashCommands:
         chosen = argument or await self._pick_message("Fork: a new session up to this message")
         if not chosen:
             return
+        from circle.entrypoints.tui._tree import fork_line
+
         picked = next((c for c in await self.host.checkpoints() if c.id == chosen), None)
-        source = self.host.session.session_id
+        source = await self.host.session.conversation.info()
         again = ""
         if picked is None or picked.message.role != "user":
             await self.host.fork(chosen)
@@ -198,7 +202,8 @@ class SlashCommands:
             await self.host.fork(picked.parent_id)
             again = picked.message.typed
         await self._reset_view()
-        self.say(f"Forked {source} into {self.host.session.session_id}")
+        before = picked is not None and picked.message.role == "user"
+        self.say(fork_line(source, picked, before=before, now=time.time()))
         if again:
             self.screen.composer.set_text(again)
             self.screen.composer.focus()

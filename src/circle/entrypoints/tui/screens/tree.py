@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from circle.entrypoints.tui._format import one_line
 from circle.entrypoints.tui._tree import TreeRow
+from circle.entrypoints.tui.screens._room import room_above_input
 
 KEYS = "↑↓ move · enter continue from here · l label · esc close"
 SHORT_KEYS = "↑↓ · enter continue · l label · esc"
@@ -25,6 +26,8 @@ SHORT_KEYS = "↑↓ · enter continue · l label · esc"
 MIN_SAID = 12
 """Columns a row keeps for what its message says, however deep its guides or many its tags."""
 WHOLE = 10_000
+REFIT_S = 0.25
+"""How often an open tree checks that it still fits the rows above the input box."""
 
 RowLoader = Callable[[], Awaitable[list[TreeRow]]]
 Labeller = Callable[[str, str], Awaitable[None]]
@@ -35,12 +38,13 @@ class TreeScreen(ModalScreen[str | None]):
 
     CSS_PATH = Path(__file__).with_name("tree.tcss")
     DEFAULT_CSS = """
-    #tree-list {
+    #tree-list, #tree-title, #tree-keys {
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
     """
-    """A row too long for the list even with its text cut is cut with ``…``, never wrapped."""
+    """A row too long for the list even with its text cut is cut with ``…``, never wrapped; the
+    title and the keys line keep to one row each."""
 
     def __init__(self, title: str, *, load: RowLoader, label: Labeller) -> None:
         super().__init__()
@@ -50,6 +54,8 @@ class TreeScreen(ModalScreen[str | None]):
         self.rows: list[TreeRow] = []
         self.labelling: str | None = None
         """The checkpoint the label input is for, while it is open."""
+        self._fitted: tuple[int, int, int] | None = None
+        """The list's most rows, the tree's top row and its most rows, as last laid out."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tree"):
@@ -60,6 +66,8 @@ class TreeScreen(ModalScreen[str | None]):
 
     async def on_mount(self) -> None:
         self.query_one(Input).display = False
+        self._fit()
+        self.set_interval(REFIT_S, self._fit)  # the session below may change (a strip shown)
         await self.fill()
         self.query_one(OptionList).focus()
 
@@ -76,9 +84,35 @@ class TreeScreen(ModalScreen[str | None]):
         wanted = keep or next((row.checkpoint_id for row in self.rows if row.here), None)
         ids = [row.checkpoint_id for row in self.rows]
         options.highlighted = ids.index(wanted) if wanted in ids else len(ids) - 1
+        self._fitted = None
+        self._fit()  # more or fewer rows: a taller or shorter tree
 
     def on_resize(self, event: events.Resize) -> None:
+        self._fit()
         self.call_after_refresh(self._recut)
+
+    def _fit(self) -> None:
+        """Keep the tree inside the rows above the session's input box (else the screen's), so its
+        border is the only one there: the list gets what the title, the label input and the keys
+        line leave, and scrolls, its highlighted row in sight, when the tree has more rows."""
+        height = self.app.size.height
+        if not height:
+            return
+        top, free = room_above_input(self.app)
+        fixed = 2 + 2 + (1 if self.labelling is not None else 0)  # the border, title and keys, label
+        options = self.query_one(OptionList)
+        rows = max(1, free - fixed)
+        tall = fixed + min(rows, max(1, options.option_count))
+        fit = (rows, max(0, min((height - tall) // 2, top + free - tall)), free)
+        if fit == self._fitted:
+            return
+        self._fitted = fit
+        options.styles.max_height = rows
+        box = self.query_one("#tree")
+        self.styles.align_vertical = "top"
+        box.styles.margin = (fit[1], 0, 0, 0)
+        box.styles.max_height = free
+        self.call_after_refresh(options.scroll_to_highlight)
 
     def _room(self) -> int:
         """The columns the list's rows are cut to: its own width once laid out (else a guess
@@ -143,6 +177,7 @@ class TreeScreen(ModalScreen[str | None]):
             box.value = ""
             box.display = True
             box.focus()
+            self._fit()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -160,6 +195,7 @@ class TreeScreen(ModalScreen[str | None]):
         self.labelling = None
         self.query_one(Input).display = False
         self.query_one(OptionList).focus()
+        self._fit()
 
 
 __all__ = ["TreeScreen"]
