@@ -120,7 +120,7 @@ async def test_ctrl_f_draws_the_earlier_messages_in_slices_and_finds_again_once_
 ) -> None:
     """ctrl+f draws what waits above a slice a frame, the nearest first, the count saying it is of
     what is drawn; once the last slice is in, the term is found in all of them."""
-    async with resumed(make_app, backend) as (app, pilot, screen):
+    async with resumed(make_app, backend) as (_app, pilot, screen):
         view = screen.conversation
         await until(pilot, lambda: not view.drawing_above and view.earlier is not None)
         await until(pilot, lambda: view.earlier is not None and not view.earlier.unread)
