@@ -155,3 +155,20 @@ def test_the_interface_opens_a_session_of_another_folder_in_its_own_folder(
         terminal.close()
     said = f"circle: session home-t works in {cli.workspace}, its own folder"
     assert said in screen.replace("\n", "") or " ".join(said.split()) in " ".join(screen.split())
+
+
+def test_export_writes_the_branch_the_session_goes_on_from(cli: Circle) -> None:
+    cli.gateway.enqueue(chat_text("It is 4."), chat_text("It is 6."), chat_text("It is 10."))
+    assert cli.run("-p", "--yolo", "--session-id", "tree", "what is 2+2?").returncode == 0
+    assert cli.run("-p", "--yolo", "--session", "tree", "and 3+3?").returncode == 0
+    [_, (answer_id, _), *_] = _checkpoints(cli, "tree")
+    assert cli.run("-p", "--yolo", "--session", f"tree:{answer_id}", "and 5+5?").returncode == 0
+
+    shown = cli.run("export", "tree")
+    cli.run("export", "tree", "--output", "t.html")
+
+    assert shown.returncode == 0, shown.stderr
+    assert "and 5+5?" in shown.stdout and "It is 10." in shown.stdout
+    assert "and 3+3?" not in shown.stdout and "It is 6." not in shown.stdout
+    page = (cli.workspace / "t.html").read_text()
+    assert "It is 10." in page and "It is 6." not in page

@@ -209,6 +209,7 @@ def export_(
 
     async def go() -> int:
         from circle.adapters.storage.sqlite_store import SqliteSessionStore
+        from circle.application.session_branches import latest_branch
         from circle.application.transfer import export_session, render
 
         from ._transfer import write_text
@@ -218,9 +219,10 @@ def export_(
         store = SqliteSessionStore(_store_path())
         try:
             archive = await export_session(store, session_id)
+            branch = await latest_branch(store, session_id)  # the one it opens on, as --session does
         finally:
             await store.aclose()
-        text = render(archive, chosen)
+        text = render(archive, chosen, branch=branch)
         if output is None:
             typer.echo(text, nl=False)
         else:
