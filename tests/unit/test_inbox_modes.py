@@ -19,13 +19,17 @@ def test_follow_ups_go_one_at_a_time_by_default_and_together_in_all_mode() -> No
 
 async def test_steering_one_at_a_time_reads_one_message_before_each_request() -> None:
     harness = Harness()
-    harness.model.add(answer("first"), answer("second"), answer("third"))
     session = await harness.runtime().new_session()
+
+    def steer_twice(request: object) -> object:
+        session.steer("steer 1")  # both while the model answers the first request
+        session.steer("steer 2")
+        return answer("first")
+
+    harness.model.add(steer_twice, answer("second"), answer("third"))  # type: ignore[arg-type]
     session.inbox.steering_mode = "one-at-a-time"
-    session.steer("steer 1")
-    session.steer("steer 2")
 
     await session.prompt("go")
 
     sent = [[m.text for m in request.messages if m.role == "user"] for request in harness.model.requests]
-    assert sent == [["go", "steer 1"], ["go", "steer 1", "steer 2"]]
+    assert sent == [["go"], ["go", "steer 1"], ["go", "steer 1", "steer 2"]]

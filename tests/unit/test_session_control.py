@@ -159,6 +159,45 @@ async def test_abort_stops_the_turn_drops_waiting_messages_and_holds_job_turns()
     assert sent[-1].text.startswith("[job-1 (serve) exited")
 
 
+async def test_steering_a_cancelled_turn_never_read_goes_before_the_next_prompt() -> None:
+    """Steered into a turn cancelled before its next request, the words went after the person's
+    next message, as if typed after it."""
+    h = harness()
+    h.model.add(answer("", Call("execute", {"command": "sleep forever"}, id="c1")))
+    h.processes.script = {**h.processes.script, "sleep forever": Hang()}
+    session = await runtime(h).new_session()
+    work = asyncio.create_task(session.prompt("go"))
+    await _until_running(h, "c1")
+    session.steer("use the staging server")
+    assert session.cancel() is True
+    assert (await work).aborted
+    assert list(session.inbox.steering) == ["use the staging server"]
+    h.model.add(answer("Done."))
+    await session.prompt("now deploy")
+    sent = [m.text for m in h.model.requests[-1].messages if m.role == "user"]
+    assert sent[-2:] == ["use the staging server", "now deploy"]
+    assert [e.message for e in h.sink.events if isinstance(e, Steered)] == ["use the staging server"]
+
+
+async def test_steering_taken_back_is_never_sent() -> None:
+    h = harness()
+    h.model.add(answer("", Call("execute", {"command": "sleep forever"}, id="c1")))
+    h.processes.script = {**h.processes.script, "sleep forever": Hang()}
+    session = await runtime(h).new_session()
+    work = asyncio.create_task(session.prompt("go"))
+    await _until_running(h, "c1")
+    session.steer("first")
+    session.steer("second")
+    session.cancel()
+    await work
+    assert session.take_steering() == ["first", "second"]
+    assert session.take_steering() == []
+    h.model.add(answer("Done."))
+    await session.prompt("something else")
+    sent = [m.text for m in h.model.requests[-1].messages if m.role == "user"]
+    assert sent[-1] == "something else" and "first" not in sent and "second" not in sent
+
+
 async def test_abort_when_nothing_runs_says_so() -> None:
     session = await runtime(harness()).new_session()
     assert await session.abort() is False

@@ -215,7 +215,8 @@ class AgentLoop:
         shown: Shown | None = None,
     ) -> TurnResult:
         """Run one turn for ``prompt`` (with the images and PDFs in ``media``, shown as ``shown``
-        says), or for the job notices waiting when it is None.
+        says), or for the job notices waiting when it is None. Steering messages a turn ended
+        without reading (it was cancelled) are read before ``prompt``: they were typed first.
 
         Cancelling the task that runs it stops the turn at once: the text and thinking of an answer
         still streaming are stored as an ``aborted`` answer, unanswered tool calls get an "interrupted"
@@ -230,6 +231,8 @@ class AgentLoop:
         self._so_far.clear()
         self.window.start_turn(self._turn_start)
         try:
+            if prompt is not None:  # typed before this prompt, in a turn that ended without reading them
+                await self._read_steering(conversation, inbox, every=True)
             turn_id = (
                 None
                 if prompt is None
@@ -283,11 +286,14 @@ class AgentLoop:
         while inbox.notices:
             notice = Message.user(inbox.notices.popleft(), shown=Shown(source="job"))
             await conversation.append(notice, self.events)
+        await self._read_steering(conversation, inbox, every=inbox.steering_mode == "all")
+
+    async def _read_steering(self, conversation: Conversation, inbox: Inbox, *, every: bool) -> None:
         while inbox.steering:
             text = inbox.steering.popleft()
             await conversation.append(Message.user(text), self.events)
             self.events.emit(Steered(session_id=conversation.session_id, message=text))
-            if inbox.steering_mode == "one-at-a-time":
+            if not every:
                 break
 
     async def _ask_model(self, conversation: Conversation) -> Message:

@@ -267,6 +267,13 @@ class AgentSession:
         """Add a message the model reads before its next request in this turn."""
         self.inbox.steering.append(text)
 
+    def take_steering(self) -> list[str]:
+        """Take back the steering messages no turn has read (the turn that was to read them was
+        cancelled), oldest first; left in place, they go before the next prompt."""
+        steering = list(self.inbox.steering)
+        self.inbox.steering.clear()
+        return steering
+
     def follow_up(self, text: str) -> None:
         """Queue a message that starts a new turn when this one ends."""
         self.inbox.follow_ups.append(text)

@@ -263,6 +263,9 @@ class MainScreen(ViewKeys):
         self.conversation.add(TurnLine(line))
         if self.stopped_at_card and event.aborted:
             self.conversation.notice(STOPPED_HINT, kind="hint")
+        if event.aborted and (unread := self.host.session.take_steering()):
+            self.conversation.take_back(unread)  # stopped before the model read them: nothing is
+            self.composer.put_back(unread)  # sent unasked, nothing lost
         self.stopped_at_card = self.stopping = self.cancelled = False
         self.busy.hide()
         self._idle_busy()  # a command the person runs goes on

@@ -187,7 +187,26 @@ class Composer(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         self.last_typed = self.clock()
-        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        self._put(event.text.replace("\r\n", "\n").replace("\r", "\n"))
+        event.stop()
+        event.prevent_default()
+
+    def put_back(self, texts: list[str]) -> None:
+        """Messages sent but never read (their turn was stopped) come back before what the box
+        holds, one a line, a long one folded as a paste is."""
+        if not texts:
+            return
+        held = self.text
+        self.text = ""
+        for number, text in enumerate(texts):
+            if number:
+                self.insert("\n")
+            self._put(text)
+        if held:
+            self.insert("\n" + held)
+        self.move_cursor(self.document.end)
+
+    def _put(self, text: str) -> None:
         lines = display.count_lines(text)
         if lines > PASTE_LINES or len(text) > PASTE_CHARS:
             number = len(self.pastes) + 1
@@ -195,8 +214,6 @@ class Composer(TextArea):
             self.insert(f"[pasted text #{number}, {display.lines_said(lines)}]")
         else:
             self.insert(text)
-        event.stop()
-        event.prevent_default()
 
     def _enter(self) -> None:
         if self.completions.open:

@@ -106,7 +106,9 @@ class ConversationView(HeldView):
         self.compacting: Notice | None = None
         self.differ: Differ | None = None
         self.unseen = False
-        self.steering: list[str] = []
+        self.steering: list[tuple[str, UserRow, Notice]] = []
+        """The messages steered into the running turn that it has not read yet: each with its row
+        and the hint under it."""
         self.earlier: Earlier | None = None
         """The first row while a resumed session's earlier messages wait to be drawn."""
         self._slices: list[list[Widget]] = []
@@ -266,13 +268,27 @@ class ConversationView(HeldView):
         row = UserRow(text if typed is None else typed, mark="↳")
         row.add_class("steered")  # no blank line between it and its hint
         self.add(row)
-        self.notice(STEERED, kind="info")
-        self.steering.append(text)
+        self.steering.append((text, row, self.notice(STEERED, kind="info")))
+
+    def take_back(self, texts: list[str]) -> None:
+        """The steered messages ``texts`` were not read (the turn was stopped): their rows go, as
+        they go back to the input box."""
+        for text in texts:
+            for waiting in self.steering:
+                if waiting[0] == text:
+                    self.steering.remove(waiting)
+                    waiting[1].remove()
+                    waiting[2].remove()
+                    break
 
     def _person(self, message: Message) -> None:
-        if message.shown is None and message.text in self.steering:
-            self.steering.remove(message.text)  # shown when it was sent
-            return
+        if message.shown is None:
+            for waiting in self.steering:
+                if waiting[0] == message.text:  # shown when it was sent; read now, so no hint
+                    self.steering.remove(waiting)
+                    waiting[1].remove_class("steered")
+                    waiting[2].remove()
+                    return
         for row in person_rows(message, live=True):
             self.add(row)
 
