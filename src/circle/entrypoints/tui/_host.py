@@ -72,9 +72,13 @@ class Host:
 
     @property
     def context_pct(self) -> float | None:
-        if not self.context_tokens:
+        """How full the window is: the newest answer an endpoint counted and an estimate of what
+        came after it (a cancelled or failed answer counts nothing, so it is estimated too), else
+        the figure last read (:attr:`context_tokens`: a compacted session's, until an answer)."""
+        tokens = self.session.loop.window.reported(self.session.conversation) or self.context_tokens
+        if not tokens:
             return None
-        return 100 * self.context_tokens / max(1, self.context_window)
+        return 100 * tokens / max(1, self.context_window)
 
     @property
     def plan_mode(self) -> bool:
@@ -99,7 +103,7 @@ class Host:
         """A resumed session's totals (the tokens and cost of every answer it paid for, those
         compacted away too), and the context its last answer used."""
         for message in self.session.conversation.messages:
-            if message.role == "assistant" and message.usage is not None:
+            if message.role == "assistant" and message.usage is not None and message.usage.total:
                 self.context_tokens = message.usage.total
         self.count_totals()
 
