@@ -33,8 +33,21 @@ def test_the_options_of_a_new_session_are_settled_without_the_session_modules() 
 
 
 RESUMED = """
-import io, sys
+import io, sys, threading
 from pathlib import Path
+
+heavy = ("circle.entrypoints.headless", "circle.application.runtime", "circle.domain.messages", "pydantic")
+on_main: list[str] = []
+
+
+class Watch:  # the tail read ahead imports the marker it sums by once the tails are read, on its thread
+    def find_spec(self, name, path=None, target=None):
+        if name in heavy and threading.current_thread() is threading.main_thread():
+            on_main.append(name)
+        return None
+
+
+sys.meta_path.insert(0, Watch())
 
 from circle.entrypoints._options import RunOptions
 from circle.entrypoints.tui import _in_sessions_folder
@@ -45,9 +58,7 @@ moved = _in_sessions_folder(RunOptions(workspace=Path.cwd(), message="", mode="t
     "CIRCLE_HOME": sys.argv[2]
 })
 sys.stderr = sys.__stderr__
-heavy = ("circle.entrypoints.headless", "circle.application.runtime", "circle.domain.messages", "pydantic")
-loaded = " ".join(name for name in heavy if name in sys.modules)
-print(moved.workspace, err.getvalue().strip(), loaded, sep="|")
+print(moved.workspace, err.getvalue().strip(), " ".join(on_main), sep="|")
 """
 
 
