@@ -1,0 +1,82 @@
+"""Found in tmux: a paste and a trailing backslash typed while Circle starts do not act as in the box.
+
+A terminal sends a paste's line breaks as carriage returns (tmux's paste-buffer does); the input
+box reads them as new lines, the held keys kept them as they came: after an early two-line paste
+the cursor was left at the end of the first line ('one twoX' / 'three' once 'X' was typed), home
+went to the start of the whole paste, and enter sent 'one two\\rthree' to the endpoint. A trailing
+backslash and enter starts a new line in the box; typed while Circle starts, they sent 'first line\\'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from textual import events
+
+from circle.application.ports.approver import Approver
+from circle.application.ports.asker import Asker
+from circle.entrypoints.tui._backend import Built
+from circle.entrypoints.tui._early_keys import EarlyKeys
+from circle.entrypoints.tui._history import InputHistory
+from circle.entrypoints.tui.app import CircleApp
+
+from .conftest import SIZE, WORKSPACE, FakeBackend, FixedClock, main_screen, options, until
+
+
+@dataclass
+class SlowBackend(FakeBackend):
+    """A backend that builds once the test says (keys typed meanwhile are held)."""
+
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def build(self, *, person: Approver, asker: Asker, trusted: bool) -> Built:
+        await self.ready.wait()
+        return await super().build(person=person, asker=asker, trusted=trusted)
+
+
+def test_a_paste_held_while_circle_starts_breaks_its_lines_as_the_box_does() -> None:
+    keys = EarlyKeys()
+    keys.hold(events.Paste("one two\rthree"))
+    typed = keys.written()
+    assert (typed.text, typed.location) == ("one two\nthree", (1, 5))
+    keys.hold(events.Key("home", None))
+    keys.hold(events.Key("X", "X"))
+    assert keys.written().text == "one two\nXthree"  # home goes to the start of the paste's last line
+    keys.hold(events.Key("enter", "\r"))
+    assert keys.release().sent == ("one two\nXthree",)
+
+
+async def test_the_cursor_is_at_the_end_of_a_two_line_paste_made_while_circle_starts(
+    clock: FixedClock,
+) -> None:
+    backend = SlowBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    async with app.run_test(size=SIZE) as pilot:
+        app.early.hold(events.Paste("one two\rthree"))
+        backend.ready.set()
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await until(pilot, lambda: screen.composer.text.endswith("three"))
+        await pilot.press("X")
+        await until(pilot, lambda: "X" in screen.composer.text)
+        assert screen.composer.text == "one two\nthreeX"
+
+
+async def test_a_trailing_backslash_and_enter_typed_while_circle_starts_begin_a_new_line(
+    clock: FixedClock,
+) -> None:
+    backend = SlowBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"first", "backslash", "enter", *"second")
+        await pilot.pause(0.05)
+        backend.ready.set()
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await until(pilot, lambda: screen.composer.text.endswith("second"))
+        await pilot.pause(0.1)
+        assert not backend.model.requests
+        assert screen.composer.text == "first\nsecond"
