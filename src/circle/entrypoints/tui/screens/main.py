@@ -53,6 +53,9 @@ CARD_CHECK_S = 0.25
 OVERLAYS = ("transcript", "picker", "tree")
 """The screens opened over the session screen, by their style files' names."""
 STRIP_CHECK_S = 0.5
+STRIP_MOST = 1000
+"""The most of a job's command (a subagent's description) the strip is given: it cuts each line
+to its own width (at 140 columns, cut at 60, a line left 70 of them empty)."""
 BELOW = "↓ new output below · End follows it"
 STOPPED_HINT = "Denied, and the turn stopped. Type what to do instead."
 QUEUED = "Queued: it is sent once the work on the job's notice has ended."
@@ -296,12 +299,14 @@ class MainScreen(ViewKeys):
 
     def refresh_strip(self) -> None:
         items = [
-            StripItem("subagent", run.id, f"{run.subagent_type}: {_format.one_line(run.description, 60)}")
+            StripItem(
+                "subagent", run.id, f"{run.subagent_type}: {_format.one_line(run.description, STRIP_MOST)}"
+            )
             for run in self.host.subagent_runs()
             if run.status == "running"
         ]
         items += [
-            StripItem("job", job_id, f"{job_id}: {_format.one_line(command, 60)}")
+            StripItem("job", job_id, f"{job_id}: {_format.one_line(command, STRIP_MOST)}")
             for job_id, command in self.host.running_jobs()
         ]
         self.strip.set_items(items)

@@ -33,6 +33,18 @@ above), then the options' names (``1-3 pick``, 3 denying as n does); the scroll 
 alone reach the rest of a long diff at a narrow width, and esc stay longest."""
 
 
+SECRET_KEYS = (
+    "enter saves it in secrets.json (0600) · esc cancels · the model only sees %NAME%",
+    "enter saves it in secrets.json · esc cancels · the model only sees %NAME%",
+    "enter saves it in secrets.json · esc cancels · the model sees %NAME%",
+    "enter saves it in secrets.json · esc cancels",
+    "enter saves · esc cancels",
+    "enter · esc",
+)
+"""The secret card's keys: it wrapped to two rows at 80 columns and at 50. The file's mode goes
+first, then what the model sees (the card's body says it), then where it is saved."""
+
+
 def question_keys(*, options: bool, several: bool) -> tuple[str, ...]:
     """A question card's keys, longest first: with ``options`` to pick from (``several`` of them
     may be marked with space), or an answer to type. The scroll keys, which reach the rest of a
@@ -74,4 +86,4 @@ class KeysLine:
         return Measurement(min(cell_len(said) for said in self.wordings), cell_len(self.wordings[0]))
 
 
-__all__ = ["APPROVAL_KEYS", "KeysLine", "pick", "question_keys"]
+__all__ = ["APPROVAL_KEYS", "SECRET_KEYS", "KeysLine", "pick", "question_keys"]

@@ -16,7 +16,7 @@ from circle.application.ports.asker import Answer
 from circle.domain.display import escape_for_display, one_line
 from circle.entrypoints.tui._desk import DENIED, STOPPED, Pending, refused
 from circle.entrypoints.tui.widgets.card_fit import fit_card, release
-from circle.entrypoints.tui.widgets.card_keys import APPROVAL_KEYS, KeysLine, question_keys
+from circle.entrypoints.tui.widgets.card_keys import APPROVAL_KEYS, SECRET_KEYS, KeysLine, question_keys
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 from circle.entrypoints.tui.widgets.stale_keys import TakesTyping, pass_on
@@ -107,6 +107,7 @@ class Card(Vertical, can_focus=True):
             )
         text.rstrip()
         self.option_lines.update(text)
+        self.option_lines.display = bool(self.options)  # the secret's: its blank rows hid the keys
 
     def binds(self, key: str) -> bool:
         """Whether a printable ``key`` picks an option here (its own box takes the rest)."""
@@ -414,7 +415,7 @@ class SecretCard(Card):
             pending,
             title=f"The value of the secret {request.name}",
             options=[],
-            keys="enter saves it in secrets.json (0600) · esc cancels · the model only sees %NAME%",
+            keys=SECRET_KEYS,
         )
         self.value = Input(password=True, placeholder="value (hidden)", id="secret-input")
 
