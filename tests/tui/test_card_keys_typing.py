@@ -18,6 +18,7 @@ from circle.domain.model import ModelEvent, ModelRequest
 from circle.entrypoints.tui import screens
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.main import LETTER_WAIT_S, MainScreen
+from circle.entrypoints.tui.widgets.card_keys import KeysLine
 from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.testing import Call, ScriptedModel, answer
 
@@ -99,7 +100,8 @@ async def test_no_letter_allows(
         await until(pilot, lambda: screen.composer.text == letter)
         await pilot.pause(LETTER_WAIT_S + 0.7)
         assert not card.answered and NEW_FILE not in backend.files.files
-        assert "1 once · 2 this session · n deny" in str(card.query_one(".card-keys").content)
+        assert "the card waits" in str(card.keys_line.content)  # while the box shows the letter
+        assert "1 once · 2 this session · n deny" in str(KeysLine(card.keys))  # its own, after
 
 
 async def test_a_paste_at_a_card_goes_to_the_box(

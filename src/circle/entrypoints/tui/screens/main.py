@@ -60,8 +60,12 @@ BELOW = "↓ new output below · End follows it"
 STOPPED_HINT = "Denied, and the turn stopped. Type what to do instead."
 QUEUED = "Queued: it is sent once the work on the job's notice has ended."
 """Said when a message is sent while a background job's notice is worked on between turns."""
-HELD_BACK = "What you type goes to the input box: enter sends it, the card waits."
-"""Said once a card, when a key typed at it (or before it could be read) went to the input box."""
+EDITING_KEYS = frozenset(
+    {"left", "right", "home", "end", "ctrl+left", "ctrl+right", "ctrl+a", "ctrl+e", "ctrl+w", "ctrl+k"}
+    | {"ctrl+u", "delete"}
+)
+"""The keys that edit the words shown above a card (backspace goes with the typing): they went to
+the card, which has no use for them, so ``no wait``, left ×4 and ``X`` read ``no waitX``."""
 LETTER_WAIT_S = 0.3
 """Seconds a card's key (y, 2, n) waits before it acts: a printable key read within them makes
 both the input box's, so "yes, but…" or "no wait" typed at a card answers nothing."""
@@ -156,8 +160,6 @@ class MainScreen(ViewKeys):
         """esc stopped the running turn: what is sent before it ended waits for it, not read by it."""
         self.mode_line: Notice | None = None
         """The line shift+tab left last (said again, not added, while nothing came after it)."""
-        self.card_told: Card | None = None
-        """The card whose first held-back key was told of (see :data:`HELD_BACK`)."""
         self.typed_at: float | None = None
         """When the last key of the person's run of typing was read, in the keys' own seconds (None
         when the last key read was not one: an enter that sent, an arrow, a key for a card)."""
@@ -467,6 +469,7 @@ class MainScreen(ViewKeys):
         self.card = card_for(pending)
         if self.composer.text.strip():  # words typed before it stay in sight, and the box's
             self.composer.beside_card = True
+            self.card.words_above(True)
             self.call_after_refresh(fit_card, self.card)
         else:
             self.composer.display = False
@@ -505,10 +508,12 @@ class MainScreen(ViewKeys):
         of the key before, or while the input box holds words typed at this card a moment ago), is
         not the card's when it could answer it or move its choice: text, backspace and enter go to
         the input box (shown above the card), in the order typed (the enter sends the words, as it
-        would have with no card), ↑ and ↓ go nowhere. On an approval card a printable key it does
-        not bind begins such a run (the person types what to do instead), and a key it binds waits
-        ``LETTER_WAIT_S`` first: a printable key read then makes both the box's. ctrl+u clears the
-        words shown above the card, as it does with no card. Other keys act as ever: esc still
+        would have with no card), ↑ and ↓ go nowhere (once the typing paused they move the card's
+        choice, words in the box or not). On an approval card a printable key it does not bind
+        begins such a run (the person types what to do instead), and a key it binds waits
+        ``LETTER_WAIT_S`` first: a printable key read then makes both the box's. The editing keys
+        (:data:`EDITING_KEYS`: the arrows left and right, home, end, delete, ctrl+a/e/w/k/u) edit
+        the words shown above the card, as they do with no card. Other keys act as ever: esc still
         denies and stops the turn, ctrl+c still interrupts. True when the card did not get the key."""
         now = event.time
         card = self.card
@@ -521,7 +526,7 @@ class MainScreen(ViewKeys):
             return True
         if self.escaped is card:  # queued behind its esc, they go to the box once it is answered
             return False
-        if event.key == "ctrl+u" and self._box_shows_words():  # it clears them, as with no card
+        if event.key in EDITING_KEYS and self._box_shows_words():  # they edit them, as with no card
             self.typed_at = self.drafted_at = now  # an enter right after it answers nothing
             self.drafted_for = card
             self.composer.post_message(events.Key(event.key, event.character))
@@ -538,7 +543,8 @@ class MainScreen(ViewKeys):
         # words typed at this card make every key the box's, and so does a key that went to the
         # box a moment ago (the enter that sent them, a backspace that emptied it): a second
         # enter, or a number typed on, never answers the card
-        run = run or (words and self.drafted_for is card) or now - self.drafted_at < TYPING_PAUSE_S
+        held = words and self.drafted_for is card and event.key not in ("up", "down")  # ↑↓ move its choice
+        run = run or held or now - self.drafted_at < TYPING_PAUSE_S
         if words and event.key in ("enter", "backspace"):
             run = True  # the words shown above the card (typed before it too): enter sends them
         if event.key == "enter" and now - self.drafted_at < ENTER_QUIET_S:
@@ -577,9 +583,8 @@ class MainScreen(ViewKeys):
             self.composer.display = True
             self.call_after_refresh(fit_card, card)
         self.composer.post_message(events.Key(event.key, event.character))
-        if self.card_told is not card:  # once a card: else the key seems lost
-            self.card_told = card
-            self.notify(HELD_BACK, timeout=4)
+        if self.composer.display:  # its keys line says where the keys go: else they seem lost
+            card.words_above(True)
 
     def _after_letter(self, card: Card, event: events.Key) -> bool:
         """A key read while a card's letter waits (see :meth:`key_read`): printable, or backspace,
@@ -627,6 +632,7 @@ class MainScreen(ViewKeys):
                 self.composer.display = True
                 self.call_after_refresh(fit_card, card)
             self.composer.post_message(events.Paste(event.text))
+            card.words_above(True)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         """Words sent from the box above a card (enter) leave it empty: it goes, the card stays."""
@@ -634,6 +640,7 @@ class MainScreen(ViewKeys):
         up = card is not None and not card.answered
         if event.text_area is box and up and card is not None and box.beside_card and not box.text:
             box.display = False
+            card.words_above(False)
             self.call_after_refresh(fit_card, card)
 
     def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:

@@ -63,6 +63,20 @@ def question_keys(*, options: bool, several: bool) -> tuple[str, ...]:
     return tuple(dict.fromkeys(wordings))
 
 
+def typing_keys(esc: str) -> tuple[str, ...]:
+    """What a card's keys line says, longest first, while the input box above it shows words typed
+    (``esc``: the card's own word for its esc). A toast said it at 80x24 over the options."""
+    return (
+        f"what you type goes to the input box: enter sends it, the card waits · {esc}",
+        f"what you type goes to the box: enter sends it, the card waits · {esc}",
+        f"typing goes to the box: enter sends it, the card waits · {esc}",
+        f"enter sends what you typed, the card waits · {esc}",
+        "enter sends the words, the card waits · esc",
+        "enter sends them, card waits · esc",
+        "enter sends · esc",
+    )
+
+
 def pick(wordings: Sequence[str], width: int) -> str:
     """The first of ``wordings`` that fits ``width`` cells, else the last."""
     return next((said for said in wordings if cell_len(said) <= width), wordings[-1])
@@ -86,4 +100,4 @@ class KeysLine:
         return Measurement(min(cell_len(said) for said in self.wordings), cell_len(self.wordings[0]))
 
 
-__all__ = ["APPROVAL_KEYS", "SECRET_KEYS", "KeysLine", "pick", "question_keys"]
+__all__ = ["APPROVAL_KEYS", "SECRET_KEYS", "KeysLine", "pick", "question_keys", "typing_keys"]

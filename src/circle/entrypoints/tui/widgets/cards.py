@@ -16,7 +16,13 @@ from circle.application.ports.asker import Answer
 from circle.domain.display import escape_for_display, one_line
 from circle.entrypoints.tui._desk import DENIED, STOPPED, Pending, refused
 from circle.entrypoints.tui.widgets.card_fit import fit_card, release
-from circle.entrypoints.tui.widgets.card_keys import APPROVAL_KEYS, SECRET_KEYS, KeysLine, question_keys
+from circle.entrypoints.tui.widgets.card_keys import (
+    APPROVAL_KEYS,
+    SECRET_KEYS,
+    KeysLine,
+    question_keys,
+    typing_keys,
+)
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
 from circle.entrypoints.tui.widgets.stale_keys import TakesTyping, pass_on
@@ -53,6 +59,8 @@ class Card(Vertical, can_focus=True):
 
     least_body = 3
     """Rows of its body below which the card goes tight (``card_fit``)."""
+    esc_said = "esc"
+    """What its keys line calls its esc while words typed show above it."""
 
     def __init__(
         self, pending: Pending, *, title: str, options: list[str], keys: str | tuple[str, ...]
@@ -68,6 +76,9 @@ class Card(Vertical, can_focus=True):
         """Answered: it goes, and the keys typed after the answer are the person's next words."""
         self.shown_at: float | None = None
         """When the card was first drawn on the screen, in the keys' seconds (None until then)."""
+        self.beside_words = False
+        """The input box above shows words typed: the keys line says typing goes there."""
+        self.keys_line = Static("", classes="card-keys")
 
     def body(self) -> ComposeResult:
         yield from ()
@@ -76,10 +87,22 @@ class Card(Vertical, can_focus=True):
         yield Static(Text("● ", style="yellow") + Text(self.title_text, style="bold"), classes="card-title")
         yield from self.body()
         yield self.option_lines
-        yield Static(KeysLine(self.keys), classes="card-keys")
+        yield self.keys_line
+
+    def words_above(self, shown: bool) -> None:
+        """The input box above the card shows words typed (``shown``), or no longer does: the keys
+        line says where typing goes (enter sends it, the card waits), else the card's keys."""
+        if shown != self.beside_words:
+            self.beside_words = shown
+            self._show_keys()
+
+    def _show_keys(self) -> None:
+        said = typing_keys(self.esc_said) if self.beside_words else self.keys
+        self.keys_line.update(KeysLine(said))
 
     def on_mount(self) -> None:
         self._draw()
+        self._show_keys()
         self.call_after_refresh(self._drawn)
 
     def _drawn(self) -> None:
@@ -187,6 +210,7 @@ class ApprovalCard(Card):
     """Allow once, allow for this session, or deny: the command, or the file and its diff."""
 
     CHOICES = ("Allow once", "Allow for this session", "Deny")
+    esc_said = "esc stop"
     DEFAULT_CSS = """
     ApprovalCard .card-command, ApprovalCard .card-summary {
         height: auto;
@@ -275,6 +299,7 @@ class QuestionCard(Card):
     """The model's questions, one after another: pick an option (space marks several when
     allowed) or type an answer; esc dismisses them all."""
 
+    esc_said = "esc dismisses"
     DEFAULT_CSS = """
     QuestionCard .card-note {
         text-wrap: nowrap;
@@ -331,9 +356,7 @@ class QuestionCard(Card):
         for child in self.query(".card-title"):
             if isinstance(child, Static):
                 child.update(Text("● ", style="yellow") + Text(self.title_text, style="bold"))
-        for child in self.query(".card-keys"):
-            if isinstance(child, Static):
-                child.update(KeysLine(self.keys))
+        self._show_keys()
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -407,6 +430,8 @@ class QuestionCard(Card):
 
 class SecretCard(Card):
     """A secret's value, masked as it is typed; enter saves it, esc does not."""
+
+    esc_said = "esc cancels"
 
     def __init__(self, pending: Pending) -> None:
         request = pending.secret
