@@ -190,7 +190,7 @@ async def test_accepting_a_plan_sets_accept_edits(
         screen = main_screen(app)
         await send(pilot, screen, "plan it")
         await card_ready(pilot, screen, QuestionCard)
-        assert screen.plan.display and screen.plan.plan_mode
+        assert screen.plan.plan_mode and str(screen.footer.content).endswith("plan mode")
         card = screen.card
         assert isinstance(card, QuestionCard)
         await pilot.press(str(card.options.index(ACCEPT_EDITS) + 1))

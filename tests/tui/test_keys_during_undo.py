@@ -10,6 +10,7 @@ from collections.abc import Callable
 from textual import events
 from textual.screen import Screen
 
+from circle.domain.todos import Todo
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets.conversation import Answer
@@ -118,5 +119,5 @@ async def test_the_plan_box_and_the_footer_said_again_unchanged_lay_nothing_out(
             screen.refresh_footer()
             await pilot.pause()
         assert not layouts
-        screen.plan.set(plan_mode=True)  # a change still shows
-        await until(pilot, lambda: bool(layouts) and any("Plan mode" in line for line in screen_lines(app)))
+        screen.plan.set([Todo(content="Write the fix")])  # a change still shows
+        await until(pilot, lambda: bool(layouts) and any("Write the fix" in ln for ln in screen_lines(app)))

@@ -39,6 +39,13 @@ ENTERED = (
     "is refused until the person accepts your plan. When the plan is ready, call plan_exit with it."
 )
 ALREADY = "Plan mode is already on. When the plan is ready, call plan_exit with it."
+ENTERED_SHOWN = "Plan mode: nothing changes until you accept a plan."
+"""What the person reads for plan_enter (the words shift+tab says), not the model's instructions."""
+ALREADY_SHOWN = "Plan mode was on already."
+MODE_SHOWN: dict[ApprovalMode, str] = {
+    "default": "commands and file changes ask",
+    "accept-edits": "file changes inside the workspace no longer ask",
+}
 NOT_IN_PLAN_MODE = "not in plan mode: there is no plan to accept (plan_enter starts plan mode)"
 NOT_ACCEPTED = "The person did not accept the plan"
 ACCEPT = "Yes, and go on in default mode"
@@ -61,9 +68,9 @@ class PlanExitArgs(ToolArgs):
 
 async def _plan_enter(args: PlanEnterArgs, ctx: ToolContext) -> ToolOutput:
     if ctx.plan_mode.active:
-        return ToolOutput(ALREADY)
+        return ToolOutput(ALREADY, shown=ALREADY_SHOWN)
     ctx.plan_mode.enter()
-    return ToolOutput(ENTERED)
+    return ToolOutput(ENTERED, shown=ENTERED_SHOWN)
 
 
 async def _save(plan: str, ctx: ToolContext) -> str:
@@ -85,12 +92,14 @@ def _outcome(answer: Answer | None, where: str, ctx: ToolContext) -> ToolOutput:
     if mode is None:
         return ToolOutput(
             f"{NOT_ACCEPTED} (saved to {where}); plan mode stays on. "
-            f"Keep planning, then call plan_exit with the revised plan.{said}"
+            f"Keep planning, then call plan_exit with the revised plan.{said}",
+            shown=f"Plan not accepted (saved to {where}): plan mode stays on.",
         )
     ctx.plan_mode.leave(mode)
     return ToolOutput(
         f"The person accepted the plan (saved to {where}). Plan mode is off and the approval mode is "
-        f"{mode}: carry the plan out now, keeping the todo list up to date.{said}"
+        f"{mode}: carry the plan out now, keeping the todo list up to date.{said}",
+        shown=f"Plan accepted (saved to {where}): plan mode is off, {MODE_SHOWN.get(mode, mode)}.",
     )
 
 

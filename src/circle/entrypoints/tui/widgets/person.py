@@ -22,8 +22,8 @@ from circle.domain.messages import Aside, Message
 PASTED = re.compile(r"\[pasted text #\d+, \d+ lines\]")
 """A long paste as the input box folds it."""
 CHIP = "bold reverse"
-PLAN_ON = "plan mode on: the model reads, searches and asks, and changes nothing"
-PLAN_OFF = "plan mode off: changes are allowed again"
+PLAN_ON = "Plan mode on: nothing changes until you accept a plan."
+PLAN_OFF = "Plan mode off: commands and file changes ask again."
 
 
 def typed_text(typed: str, *, files: Sequence[str] = (), mark: str = "›") -> Text:
@@ -87,7 +87,8 @@ def person_rows(message: Message, *, live: bool) -> list[Static]:
     rows: list[Static] = []
     for aside in shown.asides:
         if (line := aside_notice(aside)) is not None:
-            rows.append(Notice(line, kind="mode"))
+            if not live:  # sent now, the switch said it already (shift+tab's line): once is enough
+                rows.append(Notice(line, kind="mode"))
         elif not live:
             said = "went to the model with the message below"
             rows.append(ShellRow(aside.text, aside.output, code=aside.exit_code, sent=True, said=said))

@@ -185,7 +185,8 @@ def elapsed(seconds: float) -> str:
 
 
 class PlanBox(Static):
-    """The todo list (write_todos) and whether plan mode is on."""
+    """The todo list (write_todos). Whether plan mode is on the footer says, and the line the
+    switch (shift+tab, plan_enter) left in the conversation: not this box as well."""
 
     def __init__(self) -> None:
         super().__init__("", id="plan-box")
@@ -195,15 +196,14 @@ class PlanBox(Static):
         self._text = Text()
 
     def set(self, todos: Sequence[Todo] | None = None, *, plan_mode: bool | None = None) -> None:
-        """Show ``todos`` and whether plan mode is on; the same again changes nothing (an update
-        lays the whole screen out again: /undo's frame in a long session, once more)."""
+        """Show ``todos`` (``plan_mode``: whether plan mode is on, kept, not shown); the same again
+        changes nothing (an update lays the whole screen out again: /undo's frame in a long
+        session, once more)."""
         if todos is not None:
             self.todos = tuple(todos)
         if plan_mode is not None:
             self.plan_mode = plan_mode
         text = Text()
-        if self.plan_mode:
-            text.append("Plan mode: changes wait until you accept the plan\n", style="bold yellow")
         if self.todos:
             done = sum(1 for t in self.todos if t.status == "completed")
             text.append(f"Todos {done}/{len(self.todos)}\n", style="bold")
@@ -220,7 +220,7 @@ class PlanBox(Static):
         if text != self._text:
             self._text = text
             self.update(text)
-        self.display = bool(self.todos or self.plan_mode)
+        self.display = bool(self.todos)
 
 
 @dataclass(frozen=True, slots=True)
