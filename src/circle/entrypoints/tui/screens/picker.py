@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from circle.entrypoints.tui.screens._room import room_above_input
 from circle.entrypoints.tui.widgets.stale_keys import pass_on
 
 REFIT_S = 0.25
@@ -73,14 +74,7 @@ class PickerScreen(ModalScreen[str | None]):
         height = self.app.size.height
         if not height:
             return
-        bottom = 0
-        below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
-        if below is not None and below.query("#conversation"):
-            area = below.query_one("#conversation").region
-            # the screen below is laid out again only when shown: its rows are the app's or stale
-            bottom = height - area.bottom if below.size == self.app.size and area.height else 5
-        top = 1 if height - bottom >= 16 else 0  # a row of the session shows above and below
-        free = height - top - max(0, min(bottom + top, height - top - 6))
+        top, free = room_above_input(self.app)
         box = self.query_one("#picker")
         fixed = sum(widget.outer_size.height or 1 for widget in box.children if widget.id != "picker-list")
         options = self.query_one(OptionList)
