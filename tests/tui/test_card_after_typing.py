@@ -19,6 +19,7 @@ from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets import cards
 from circle.entrypoints.tui.widgets.cards import ApprovalCard
+from circle.entrypoints.tui.widgets.composer import TYPING_PAUSE_S
 from circle.testing import Call, ScriptedModel, answer
 
 from .conftest import SIZE, FakeBackend, card_ready, main_screen, send, texts, until
@@ -109,7 +110,7 @@ async def test_the_cards_own_keys_typed_too_soon_stay_in_the_box_and_answer_noth
         assert not card.answered and NEW_FILE not in backend.files.files
         await pilot.press(*["backspace"] * 4)  # the box emptied, and a moment's pause
         await until(pilot, lambda: screen.composer.text == "")
-        await pilot.pause(screens.main.TYPING_PAUSE_S + 0.1)
+        await pilot.pause(TYPING_PAUSE_S + 0.1)
         await pilot.press("1")  # alone, once nothing is typed: its answer
         await until(pilot, lambda: "Wrote it." in texts(screen))
         assert backend.files.files[NEW_FILE] == b"x\n"
@@ -121,7 +122,7 @@ async def test_a_run_of_typing_begun_in_the_box_stays_the_boxs_after_the_card_is
     """The card takes keys at once here, but the person was typing into the box as it came up
     and goes on: the rest of the run is the box's."""
     monkeypatch.setattr(cards, "READY_S", 0.0)
-    monkeypatch.setattr(screens.main, "BURST_GAP_S", 60.0)  # however slow this machine is now
+    monkeypatch.setattr(screens._keys_at_card, "BURST_GAP_S", 60.0)  # however slow this machine is now
 
     class Held(ScriptedModel):
         go = asyncio.Event()

@@ -14,17 +14,18 @@ from textual import events
 from textual.pilot import Pilot
 
 from circle.domain.model import ModelEvent, ModelRequest
-from circle.entrypoints.tui import screens
 from circle.entrypoints.tui.app import CircleApp
-from circle.entrypoints.tui.screens.main import ENTER_QUIET_S, LETTER_WAIT_S, MainScreen
+from circle.entrypoints.tui.screens._keys_at_card import ENTER_QUIET_S, LETTER_WAIT_S
+from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets.cards import ApprovalCard, QuestionCard
+from circle.entrypoints.tui.widgets.composer import TYPING_PAUSE_S
 from circle.testing import Call, ScriptedModel, answer
 
 from .conftest import FakeBackend, FixedClock, card_ready, main_screen, send, texts, until
 from .test_card_keys_typing import NEW_FILE, WRITE, keys, ready_card
 
 SIZE = (80, 24)
-PAUSE = screens.main.TYPING_PAUSE_S
+PAUSE = TYPING_PAUSE_S
 
 
 class Held(ScriptedModel):

@@ -17,7 +17,8 @@ from textual.pilot import Pilot
 from circle.domain.model import ModelEvent, ModelRequest
 from circle.entrypoints.tui import screens
 from circle.entrypoints.tui.app import CircleApp
-from circle.entrypoints.tui.screens.main import LETTER_WAIT_S, MainScreen
+from circle.entrypoints.tui.screens._keys_at_card import LETTER_WAIT_S
+from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets.card_keys import KeysLine
 from circle.entrypoints.tui.widgets.cards import ApprovalCard
 from circle.testing import Call, ScriptedModel, answer
@@ -68,7 +69,7 @@ async def test_typing_slowly_at_a_card_still_answers_nothing(
     make_app: Callable[..., CircleApp], backend: FakeBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Keys further apart than a burst's: the words in the box keep the card's keys theirs."""
-    monkeypatch.setattr(screens.main, "BURST_GAP_S", 0.05)
+    monkeypatch.setattr(screens._keys_at_card, "BURST_GAP_S", 0.05)
     async with ready_card(make_app, backend) as (app, pilot, screen, card):
         for character in "on y":
             keys(app, character)
@@ -134,8 +135,8 @@ async def test_words_typed_at_a_card_and_enter_are_sent_and_the_card_stays(
 async def test_enter_after_a_pause_sends_the_words_above_the_card_and_answers_nothing(
     make_app: Callable[..., CircleApp], backend: FakeBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(screens.main, "BURST_GAP_S", 0.05)
-    monkeypatch.setattr(screens.main, "TYPING_PAUSE_S", 0.05)
+    monkeypatch.setattr(screens._keys_at_card, "BURST_GAP_S", 0.05)
+    monkeypatch.setattr(screens._keys_at_card, "TYPING_PAUSE_S", 0.05)
     async with ready_card(make_app, backend) as (app, pilot, screen, card):
         keys(app, "stop that")
         await until(pilot, lambda: screen.composer.text == "stop that")

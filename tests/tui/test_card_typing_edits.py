@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from circle.entrypoints.tui.app import CircleApp
-from circle.entrypoints.tui.screens.main import LETTER_WAIT_S
+from circle.entrypoints.tui.screens._keys_at_card import LETTER_WAIT_S
 from circle.entrypoints.tui.widgets.composer import TYPING_PAUSE_S
 
 from .conftest import FakeBackend, until

@@ -1,9 +1,11 @@
 """The session screen: the conversation, the plan box, the busy line, the input box (or the card
 in its frame), the footer and the strip. It routes messages; the work is the host's.
 
-Over 600 lines: which of the keys read while a card is up are the card's and which the input
-box's (:meth:`MainScreen.key_read`) needs the card, the box, the busy line and the screen's timers
-at once; it is to move to a module of its own with the screen's next change."""
+Which of the keys read while a card is up are the card's and which the input box's is decided in
+:mod:`._keys_at_card` (:meth:`MainScreen.key_read` asks it), the slash commands in :mod:`._commands`.
+Over 600 lines (some 630): the agent's events, the turn's worker with the messages sent while it
+starts or stops, the person's ``!commands`` and ctrl+c share the screen's state (the turn, the busy
+line, the footer); the turn's worker is the next to move out."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
-from textual import _time, events, work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -40,11 +42,12 @@ from circle.entrypoints.tui import _format, _slash
 from circle.entrypoints.tui._desk import Desk
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._host import Host
+from circle.entrypoints.tui.screens._keys_at_card import KeysAtCard
 from circle.entrypoints.tui.screens._rest import show_session
 from circle.entrypoints.tui.screens._view_keys import ViewKeys
 from circle.entrypoints.tui.widgets.card_fit import fit_card
-from circle.entrypoints.tui.widgets.cards import ApprovalCard, Card, QuestionCard, card_for
-from circle.entrypoints.tui.widgets.composer import TYPING_PAUSE_S, CompletionList, Composer
+from circle.entrypoints.tui.widgets.cards import Card, card_for
+from circle.entrypoints.tui.widgets.composer import CompletionList, Composer
 from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, TurnLine
 from circle.entrypoints.tui.widgets.rows import Notice
 from circle.entrypoints.tui.widgets.status import BusyLine, FooterLine, PlanBox, Strip, StripItem
@@ -60,18 +63,6 @@ BELOW = "↓ new output below · End follows it"
 STOPPED_HINT = "Denied, and the turn stopped. Type what to do instead."
 QUEUED = "Queued: it is sent once the work on the job's notice has ended."
 """Said when a message is sent while a background job's notice is worked on between turns."""
-EDITING_KEYS = frozenset(
-    {"left", "right", "home", "end", "ctrl+left", "ctrl+right", "ctrl+a", "ctrl+e", "ctrl+w", "ctrl+k"}
-    | {"ctrl+u", "delete"}
-)
-"""The keys that edit the words shown above a card (backspace goes with the typing): they went to
-the card, which has no use for them, so ``no wait``, left ×4 and ``X`` read ``no waitX``."""
-LETTER_WAIT_S = 0.3
-"""Seconds a card's key (y, 2, n) waits before it acts: a printable key read within them makes
-both the input box's, so "yes, but…" or "no wait" typed at a card answers nothing."""
-ENTER_QUIET_S = 3.0
-"""Seconds after a key typed at a card went to the input box during which enter is not the card's:
-the enter that sent the words, pressed again, allowed the command (its choice was Allow once)."""
 CARD_WAITS = "a card waits · it shows when you pause or send"
 """The busy line's words while the words being typed in the input box hold a card back."""
 CARD_WAITS_SHORTER = (
@@ -90,10 +81,6 @@ QUIT_WINDOW_S = 2.0
 QUIT_HINT = ("Press ctrl+c again to leave Circle.", "ctrl+c again leaves")
 """What the footer says while ctrl+c is armed, in place of its line (the longest that fits): a
 toast there covered the input box."""
-BURST_GAP_S = 0.4
-"""Seconds at most between two keys of one run of typing. A run begun in the input box, or before
-a card was ready for keys, stays the box's while it lasts: the enter that ends its words would
-answer a card nobody has read yet."""
 
 
 class AgentEventArrived(Message):
@@ -160,17 +147,8 @@ class MainScreen(ViewKeys):
         """esc stopped the running turn: what is sent before it ended waits for it, not read by it."""
         self.mode_line: Notice | None = None
         """The line shift+tab left last (said again, not added, while nothing came after it)."""
-        self.typed_at: float | None = None
-        """When the last key of the person's run of typing was read, in the keys' own seconds (None
-        when the last key read was not one: an enter that sent, an arrow, a key for a card)."""
-        self.drafted_at = float("-inf")
-        """When the last key typed at a card went to the input box, in the keys' seconds."""
-        self.drafted_for: Card | None = None
-        """The card the last key typed at a card went to the input box at."""
-        self.letter: tuple[Card, events.Key] | None = None
-        """A card's key read alone, waiting ``LETTER_WAIT_S`` to act (see :meth:`key_read`)."""
-        self.escaped: Card | None = None
-        """The card an esc was read for: the keys read behind it wait for it to answer."""
+        self.at_card = KeysAtCard(self)
+        """Which of the keys read while a card is up are the card's (and what was typed at it)."""
         self.held_over: str | None = None
         """What the busy line said before it said a card waits (:data:`CARD_WAITS`)."""
         self.shells: list[tuple[Worker[None], str]] = []
@@ -503,136 +481,13 @@ class MainScreen(ViewKeys):
             self.take_typed(event)
 
     def key_read(self, event: events.Key) -> bool:
-        """A key read while a card is up but not yet ready for keys (on screen less than
-        ``cards.READY_S``: nobody has read it), or in a run of typing (read within ``BURST_GAP_S``
-        of the key before, or while the input box holds words typed at this card a moment ago), is
-        not the card's when it could answer it or move its choice: text, backspace and enter go to
-        the input box (shown above the card), in the order typed (the enter sends the words, as it
-        would have with no card), ↑ and ↓ go nowhere (once the typing paused they move the card's
-        choice, words in the box or not). On an approval card a printable key it does not bind
-        begins such a run (the person types what to do instead), and a key it binds waits
-        ``LETTER_WAIT_S`` first: a printable key read then makes both the box's. The editing keys
-        (:data:`EDITING_KEYS`: the arrows left and right, home, end, delete, ctrl+a/e/w/k/u) edit
-        the words shown above the card, as they do with no card. Other keys act as ever: esc still
-        denies and stops the turn, ctrl+c still interrupts. True when the card did not get the key."""
-        now = event.time
-        card = self.card
-        if card is None or card.answered:
-            self.letter = None
-            typing = self.composer.display and (event.is_printable or event.key == "backspace")
-            self.typed_at = now if typing else None
-            return False
-        if self.letter is not None and self._after_letter(card, event):
-            return True
-        if self.escaped is card:  # queued behind its esc, they go to the box once it is answered
-            return False
-        if event.key in EDITING_KEYS and self._box_shows_words():  # they edit them, as with no card
-            self.typed_at = self.drafted_at = now  # an enter right after it answers nothing
-            self.drafted_for = card
-            self.composer.post_message(events.Key(event.key, event.character))
-            return True
-        typed = event.is_printable or event.key in ("enter", "backspace")
-        if not typed and event.key not in ("up", "down"):
-            if event.key == "escape":
-                self.typed_at = None
-                self.escaped = card
-            return False
-        run = self.typed_at is not None and now - self.typed_at < BURST_GAP_S
-        box = self.composer
-        words = bool(box.text.strip())
-        # words typed at this card make every key the box's, and so does a key that went to the
-        # box a moment ago (the enter that sent them, a backspace that emptied it): a second
-        # enter, or a number typed on, never answers the card
-        held = words and self.drafted_for is card and event.key not in ("up", "down")  # ↑↓ move its choice
-        run = run or held or now - self.drafted_at < TYPING_PAUSE_S
-        if words and event.key in ("enter", "backspace"):
-            run = True  # the words shown above the card (typed before it too): enter sends them
-        if event.key == "enter" and now - self.drafted_at < ENTER_QUIET_S:
-            run = True  # an enter pressed again after the one that sent the words: not an answer
-        ready = card.ready(now)
-        if not run and ready and event.is_printable and _answers(card, event.key):
-            self.letter = (card, event)  # alone, it is the card's; read with more, a word's
-            self.set_timer(LETTER_WAIT_S, partial(self.app.call_later, self._letter_due, event))
-            return True
-        if isinstance(card, QuestionCard) and not run and ready:
-            return False  # its own input takes the words typed at it
-        if not run and ready and event.is_printable and isinstance(card, ApprovalCard):
-            run = True  # a key the card does not bind: the person types what to do instead
-        if not run and ready:
-            self.typed_at = None
-            return False
-        self._to_box(card, event, now)
-        return True
-
-    def _box_shows_words(self) -> bool:
-        """The input box shows above the card (for words typed before it or at it, which may
-        still be on their way there), and no field of the card's holds words."""
-        focused = self.focused
-        if isinstance(focused, Input) and focused.value:  # a question's typed answer: its own
-            return False
-        return self.composer.display and self.composer.beside_card
-
-    def _to_box(self, card: Card, event: events.Key, now: float) -> None:
-        """``event``, read while ``card`` is up, goes to the input box, shown above the card."""
-        self.typed_at = now
-        if event.key in ("up", "down"):
-            return
-        self.drafted_at, self.drafted_for = now, card
-        if not self.composer.display and event.key not in ("enter", "backspace"):
-            self.composer.beside_card = True
-            self.composer.display = True
-            self.call_after_refresh(fit_card, card)
-        self.composer.post_message(events.Key(event.key, event.character))
-        if self.composer.display:  # its keys line says where the keys go: else they seem lost
-            card.words_above(True)
-
-    def _after_letter(self, card: Card, event: events.Key) -> bool:
-        """A key read while a card's letter waits (see :meth:`key_read`): printable, or backspace,
-        it and the letter go to the input box (True); esc drops the letter (it stops the turn);
-        any other key lets the letter act first."""
-        held = self.letter
-        assert held is not None
-        self.letter = None
-        if held[0] is not card:
-            return False
-        if (event.is_printable and event.character) or event.key == "backspace":
-            if isinstance(card, QuestionCard):  # "2 is fine but": words for its own input
-                _type_into(card, held[1], event)
-            else:
-                self._to_box(card, held[1], event.time)
-                self._to_box(card, event, event.time)
-            return True
-        if event.key != "escape":
-            _answer(card, held[1])
-        return False
-
-    def _letter_due(self, event: events.Key) -> None:
-        """The card's letter waited its while, and no key came after it: it acts (run behind the
-        keys read before now, which would have taken it to the input box)."""
-        held = self.letter
-        if held is None or held[1] is not event:
-            return
-        self.letter = None
-        card = held[0]
-        if card is self.card and not card.answered:
-            self.typed_at = None
-            _answer(card, event)
+        """Whether ``event``, read while a card is up, is not the card's (see :class:`KeysAtCard`):
+        True when it went to the input box, or waits to act."""
+        return self.at_card.read(event)
 
     def on_paste(self, event: events.Paste) -> None:
         """A paste while an approval card is up goes to the input box, as typing does."""
-        card = self.card
-        if isinstance(card, ApprovalCard) and not card.answered:
-            event.stop()
-            self.letter = None
-            now = _time.get_time()
-            self.typed_at = self.drafted_at = now
-            self.drafted_for = card
-            if not self.composer.display:
-                self.composer.beside_card = True
-                self.composer.display = True
-                self.call_after_refresh(fit_card, card)
-            self.composer.post_message(events.Paste(event.text))
-            card.words_above(True)
+        self.at_card.paste(event)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         """Words sent from the box above a card (enter) leave it empty: it goes, the card stays."""
@@ -767,34 +622,6 @@ class MainScreen(ViewKeys):
 def _quit_line(*, width: int | None = None) -> str:
     """The footer's words while ctrl+c is armed: the longest of :data:`QUIT_HINT` that fits."""
     return next((hint for hint in QUIT_HINT if width is None or len(hint) <= width), QUIT_HINT[-1])
-
-
-def _answers(card: Card, key: str) -> bool:
-    """Whether ``key``, read alone, answers ``card``: an approval card's own keys, a question's
-    option number while nothing is typed in its input."""
-    if isinstance(card, ApprovalCard):
-        return card.binds(key)
-    if isinstance(card, QuestionCard):
-        return key.isdigit() and 0 < int(key) <= len(card.options) and not card.typed.value
-    return False
-
-
-def _answer(card: Card, key: events.Key) -> None:
-    """``key`` answers ``card`` (it waited, and nothing was typed after it)."""
-    if isinstance(card, ApprovalCard):
-        card.shortcut(key.key)
-    else:  # posted to the card itself: not read again as the screen's (see key_read)
-        card.post_message(events.Key(key.key, key.character))
-
-
-def _type_into(card: QuestionCard, *keys: events.Key) -> None:
-    """``keys`` typed at a question card go into its input, as words."""
-    card.typed.focus()
-    for key in keys:
-        if key.key == "backspace":
-            card.typed.action_delete_left()
-        elif key.character:
-            card.typed.insert_text_at_cursor(key.character)
 
 
 __all__ = ["AgentEventArrived", "MainScreen"]
