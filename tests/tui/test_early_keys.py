@@ -118,7 +118,10 @@ def test_the_theme_question_keeps_the_keys_typed_around_its_answer() -> None:
 
 
 def test_enter_typed_before_the_app_took_the_terminal_sends_and_backspace_erases() -> None:
-    assert EarlyKeys("ok\nmore tx\x7fext").release() == Typed(("ok",), "more text")
+    """The interface has the keys as typed from its start (_keys_mode.py): enter comes as a
+    carriage return, and ctrl+j (a line feed) starts a new line, as in the box."""
+    assert EarlyKeys("ok\rmore tx\x7fext").release() == Typed(("ok",), "more text")
+    assert EarlyKeys("one\ntwo").release() == Typed((), "one\ntwo")
     assert EarlyKeys("\x1b[200~pasted\x1b[201~ too").release() == Typed((), "pasted too")
 
 

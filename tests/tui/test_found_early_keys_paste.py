@@ -80,3 +80,34 @@ async def test_a_trailing_backslash_and_enter_typed_while_circle_starts_begin_a_
         await pilot.pause(0.1)
         assert not backend.model.requests
         assert screen.composer.text == "first\nsecond"
+
+
+async def test_a_long_paste_made_while_circle_starts_is_folded_as_the_box_folds_it(
+    clock: FixedClock,
+) -> None:
+    backend = SlowBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    pasted = "\r".join(f"line {n}" for n in range(30))
+    async with app.run_test(size=SIZE) as pilot:
+        app.early.hold(events.Paste(pasted))
+        app.early.hold(events.Key("space", " "))
+        app.early.hold(events.Key("x", "x"))
+        assert app.early.written().text == "[pasted text #1, 30 lines] x"
+        backend.ready.set()
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await until(pilot, lambda: screen.composer.text == "[pasted text #1, 30 lines] x")
+        assert screen.composer.expanded(screen.composer.text) == pasted.replace("\r", "\n") + " x"
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(backend.model.requests))
+        sent = [m.text for m in backend.model.requests[0].messages if m.role == "user"]
+        assert sent[-1] == pasted.replace("\r", "\n") + " x"
+
+
+def test_a_long_paste_sent_with_an_early_enter_goes_whole() -> None:
+    keys = EarlyKeys()
+    pasted = "\n".join(f"line {n}" for n in range(30))
+    keys.hold(events.Paste(pasted))
+    keys.hold(events.Key("enter", "\r"))
+    assert keys.release().sent == (pasted,)

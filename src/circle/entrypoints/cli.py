@@ -24,6 +24,18 @@ def main(argv: list[str] | None = None) -> None:
     if args in (["--version"], ["-V"]):
         sys.stdout.write(f"circle {__version__}\n")
         return
+    if not args and argv is None:  # the interface: the keys typed from now on are its own, unedited
+        from .tui import _keys_mode  # (the interface gives the terminal back; so does _exit_now)
+
+        _keys_mode.take()
+    try:
+        _main(args)
+    except KeyboardInterrupt:  # ctrl+c while Circle loads, before a mode could take it
+        sys.stderr.write("circle: interrupted\n")
+        _exit_now(130)
+
+
+def _main(args: list[str]) -> None:
     from ._log_lines import install
 
     install()  # a logged warning is one line on stderr, never a traceback
@@ -95,6 +107,8 @@ def _exit_now(code: int | str | None) -> None:
 
     # the outcome is settled: a ctrl+c from here on must not end it with a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if (keys := sys.modules.get("circle.entrypoints.tui._keys_mode")) is not None:
+        keys.give_back()  # taken for the interface (see main): the terminal as it was
     if isinstance(code, str):
         sys.stderr.write(code + "\n")
         code = 1

@@ -19,6 +19,17 @@ def run_tui(opts: RunOptions) -> int:
     """Run the interface until the person leaves; then print the jobs it stopped and the command
     that reopens the session. Returns the exit code (0, 1 when it could not start, 130 after
     ctrl+c twice)."""
+    from circle.entrypoints.tui import _keys_mode as keys_mode
+
+    keys_mode.take()  # first: keys typed from now on wait, unedited, for the input box
+    try:
+        return _run(opts)
+    finally:
+        keys_mode.give_back()
+
+
+def _run(opts: RunOptions) -> int:
+    from circle.entrypoints.tui import _keys_mode as keys_mode
     from circle.entrypoints.tui._heap import hold_passes, let_passes
     from circle.entrypoints.tui._theme import TerminalQuestion
 
@@ -29,6 +40,7 @@ def run_tui(opts: RunOptions) -> int:
         from circle.entrypoints.tui.app import CircleApp
     finally:
         theme, typed = question.answer()  # typed: keys the terminal had, for the input box
+    typed = keys_mode.typed_ahead() + typed
     opts = _in_sessions_folder(opts, env)
 
     def make_backend() -> Backend:

@@ -24,6 +24,7 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.messages import TerminalSupportsSynchronizedOutput
 
 from circle.entrypoints._exit_guard import leave_within
+from circle.entrypoints.tui import _keys_mode as keys_mode
 from circle.entrypoints.tui._esc_keys import EscapeFirstParser, esc_acts
 from circle.entrypoints.tui._hangup import TerminalClosed, TerminalOutput
 from circle.entrypoints.tui._screen_diff import SYNC, ScreenDiff
@@ -73,6 +74,8 @@ class DiffingDriver(LinuxDriver):
 
     def start_application_mode(self) -> None:
         super().start_application_mode()  # type: ignore[no-untyped-call]  # not annotated in Textual
+        if (before := keys_mode.before()) is not None:  # the terminal as it was before Circle took
+            self.attrs_before = before  # its keys, put back when Textual stops or suspends
         if known_sync(os.environ):
             self._app.post_message(TerminalSupportsSynchronizedOutput())
 

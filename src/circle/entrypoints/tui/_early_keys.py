@@ -20,16 +20,21 @@ from textual import events
 from textual._xterm_parser import XTermParser  # Textual's own terminal parser, as its driver uses it
 from textual.message import Message
 
+from circle.entrypoints.tui._pastes import expanded, label, line_breaks
+
 EDIT_KEYS = frozenset(
     {"left", "right", "home", "end", "ctrl+a", "ctrl+e", "ctrl+left", "ctrl+right"}
     | {"backspace", "delete", "ctrl+u", "ctrl+k", "ctrl+w"}
 )
 """Keys that move the cursor or delete, as the input box (a TextArea) binds them; worked out on
 the text held (see :func:`edited`)."""
-HELD_KEYS = frozenset({"enter", "ctrl+j", "shift+enter"}) | EDIT_KEYS
+NEW_LINE_KEYS = frozenset({"ctrl+j", "shift+enter"})
+"""Keys that start a new line in the box (as a trailing backslash and enter does)."""
+HELD_KEYS = frozenset({"enter"}) | NEW_LINE_KEYS | EDIT_KEYS
 """Keys held besides printable ones: what writing, editing and sending a message takes. Others
 (ctrl+c, esc, ↑ and ↓, which in the box would bring back an earlier message) act at once, as they
-would on the starting screen."""
+would on the starting screen. Enter is enter and ctrl+j ctrl+j: the interface has the terminal's
+keys as typed from its start (``_keys_mode.py``), so no enter comes as ctrl+j."""
 _WORD = re.compile(r"(?<=\W)(?=\w)|(?<=\w)(?=\W)")
 """Where a word begins or ends, as the input box (a TextArea) finds it."""
 
@@ -42,6 +47,9 @@ class Typed:
     sent: tuple[str, ...] = ()
     text: str = ""
     after: int = 0
+    pastes: tuple[str, ...] = ()
+    """The long pastes folded in :attr:`text`, as the box folds them: ``[pasted text #1, …]`` is
+    the first (the box numbers its pastes from 1 too)."""
 
     @property
     def location(self) -> tuple[int, int]:
@@ -65,10 +73,21 @@ class EarlyKeys:
     """
 
     def __init__(self, typed: str = "") -> None:
-        self.held: list[events.Event] = [
-            e for e in typed_events(typed) if isinstance(e, events.Event) and self._wanted(e)
-        ]
+        self.held: list[events.Event] = []
         self.released = False
+        self._sent: list[str] = []
+        """Messages sent with enter before the keys held now (see :meth:`clear`)."""
+        self.interrupts = 0
+        """ctrl+c pressed in ``typed`` with no text to let go of: the app acts on them as on a
+        ctrl+c read once it runs (a second leaves)."""
+        for event in typed_events(typed):
+            if isinstance(event, events.Key) and event.key == "ctrl+c":
+                if self.written().text:
+                    self.clear()
+                else:
+                    self.interrupts += 1
+            elif isinstance(event, events.Event) and self._wanted(event):
+                self.held.append(event)
 
     def hold(self, event: events.Event) -> bool:
         """Keep ``event`` for the input box when it is typing (True), else leave it (False)."""
@@ -84,29 +103,40 @@ class EarlyKeys:
         self.held, self.released = [], True
         return typed
 
+    def clear(self) -> None:
+        """ctrl+c: the text held is let go, as ctrl+c empties the box; what enter sent stays sent."""
+        self._sent = list(self.written().sent)
+        self.held = []
+
     def written(self) -> Typed:
         """What the keys held so far wrote (the starting screen shows it as it is typed)."""
-        sent: list[str] = []
+        sent = list(self._sent)
+        pastes: list[str] = []
         text, at = "", 0
         for event in self.held:
             written: str | None = None
             if isinstance(event, events.Paste):
-                written = event.text
+                written = line_breaks(event.text)
+                if (folded := label(len(pastes) + 1, written)) is not None:
+                    pastes.append(written)
+                    written = folded
             elif not isinstance(event, events.Key):
                 continue
-            elif event.key in ("enter", "ctrl+j"):  # before the app took the terminal, the
-                if text.strip():  # terminal itself turned enter into a newline (ICRNL)
-                    sent.append(text)
-                text, at = "", 0
+            elif event.key == "enter" and text[:at].endswith("\\") and at == _line_end(text, at):
+                text, at = text[: at - 1] + "\n" + text[at:], at  # as in the box: a new line
+            elif event.key == "enter":
+                if text.strip():
+                    sent.append(expanded(text, dict(enumerate(pastes, start=1))))
+                text, at, pastes = "", 0, []
             elif event.key in EDIT_KEYS:
                 text, at = edited(text, at, event.key)
-            elif event.key == "shift+enter":
+            elif event.key in NEW_LINE_KEYS:
                 written = "\n"
             elif event.character is not None:
                 written = event.character
             if written is not None:
                 text, at = text[:at] + written + text[at:], at + len(written)
-        return Typed(tuple(sent), text, len(text) - at)
+        return Typed(tuple(sent), text, len(text) - at, tuple(pastes))
 
     def shown(self) -> str:
         """The held keys as the starting screen shows them: each message sent, then the text with
@@ -157,6 +187,12 @@ def edited(text: str, at: int, key: str) -> tuple[str, int]:
     return text, at
 
 
+def _line_end(text: str, at: int) -> int:
+    """Where the line the offset ``at`` is on ends."""
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
 def _word_left(text: str, at: int, start: int) -> int:
     """Where ctrl+left goes from ``at`` (``start``: its line's): the start of the word before."""
     if at == start:
@@ -175,4 +211,4 @@ def _word_right(text: str, at: int, end: int) -> int:
     return at + skipped + found.start() if found else end
 
 
-__all__ = ["EDIT_KEYS", "HELD_KEYS", "EarlyKeys", "Typed", "edited", "typed_events"]
+__all__ = ["EDIT_KEYS", "HELD_KEYS", "NEW_LINE_KEYS", "EarlyKeys", "Typed", "edited", "typed_events"]

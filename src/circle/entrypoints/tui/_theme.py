@@ -12,7 +12,8 @@ import select
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any
+
+from circle.entrypoints.tui import _keys_mode as keys_mode
 
 _REPLY = re.compile(rb"\]11;rgb:([0-9a-fA-F]+)/([0-9a-fA-F]+)/([0-9a-fA-F]+)")
 _WHOLE_REPLY = re.compile(rb"\x1b\]11;[^\x07\x1b]*(?:\x07|\x1b\\)")
@@ -55,8 +56,8 @@ class TerminalQuestion:
 
     The interface asks before it loads Textual and reads the answer after, so the terminal answers
     while Textual loads; one that never answers (tmux 3.3) held the first frame 0.15 s when the
-    question came after. Meanwhile the terminal is raw (nothing echoes, what is typed stays in its
-    input); call :meth:`answer` in a ``finally``.
+    question came after. It asks only once the interface has the keys as typed (``_keys_mode.py``):
+    nothing echoes, and what is typed stays in the terminal's input, unedited.
 
     Args:
         env: CIRCLE_THEME or COLORFGBG there say the theme without asking.
@@ -65,32 +66,19 @@ class TerminalQuestion:
 
     def __init__(self, env: Mapping[str, str], *, timeout_s: float = 0.15) -> None:
         self.theme = theme_from_env(env)
-        self._saved: list[Any] | None = None
+        self._asked = False
         self._deadline = time.monotonic() + timeout_s
-        if self.theme is None and sys.stdin.isatty() and sys.stdout.isatty():
-            self._ask()
-
-    def _ask(self) -> None:
-        import termios
-        import tty
-
-        fd = sys.stdin.fileno()
-        try:
-            saved = termios.tcgetattr(fd)
-            tty.setraw(fd, termios.TCSANOW)  # not TCSAFLUSH: what was typed stays
-        except (OSError, termios.error):
-            return
-        self._saved = saved
-        with contextlib.suppress(OSError):
-            os.write(sys.stdout.fileno(), b"\x1b]11;?\x07")
+        if self.theme is None and keys_mode.taken() and sys.stdout.isatty():
+            with contextlib.suppress(OSError):
+                os.write(sys.stdout.fileno(), b"\x1b]11;?\x07")
+                self._asked = True
 
     def answer(self) -> tuple[str, str]:
         """The theme (CIRCLE_THEME, COLORFGBG, else the terminal's answer), and the text typed
         before the app started, which belongs in its input box. The input is not flushed."""
-        if self._saved is None:
+        if not self._asked:
             return self.theme or DARK, ""
-        import termios
-
+        self._asked = False
         fd, read = sys.stdin.fileno(), b""
         try:
             while select.select([fd], [], [], max(0.0, self._deadline - time.monotonic()))[0]:
@@ -100,9 +88,6 @@ class TerminalQuestion:
                     break
         except OSError:
             pass
-        finally:
-            termios.tcsetattr(fd, termios.TCSADRAIN, self._saved)  # output drained; input kept
-            self._saved = None
         reply, typed = split_reply(read)
         return theme_from_reply(reply) or DARK, typed.decode("utf-8", errors="replace")
 

@@ -26,6 +26,7 @@ from circle.entrypoints.tui._desk import Desk
 from circle.entrypoints.tui._early_keys import EarlyKeys
 from circle.entrypoints.tui._hangup import TerminalClosed
 from circle.entrypoints.tui._history import InputHistory
+from circle.entrypoints.tui._quitting import QUIT_HINT, QUIT_WINDOW_S
 from circle.entrypoints.tui._screen_diff import ScreenDiff
 from circle.entrypoints.tui._stylesheet import keep_parsed
 from circle.entrypoints.tui.widgets.stale_keys import ClosingScreens, ReadsKeys, type_at_read
@@ -111,6 +112,8 @@ class CircleApp(App[int]):
         self.closing = ClosingScreens(time.monotonic)
         """Keys typed before the input box is there, given to it once the session screen is up."""
         self._restore_signals: Callable[[], None] = lambda: None
+        self._quit_armed = float("-inf")
+        """When a ctrl+c before the session screen armed leaving (see :meth:`action_help_quit`)."""
         self._key_frame: asyncio.Event | None = None
         """Set once a frame shows the keys held last (see :meth:`_step`)."""
 
@@ -166,12 +169,37 @@ class CircleApp(App[int]):
         for text in typed.sent:  # as if sent from the box: commands run, messages go
             screen.on_composer_submitted(Composer.Submitted(text))
         if typed.text:
+            screen.composer.pastes.update(enumerate(typed.pastes, start=1))  # a new box: from 1 too
             screen.composer.type_text(typed.text)
             screen.composer.move_cursor(typed.location)  # where the arrows typed left it
 
     def compose(self) -> ComposeResult:
         yield Static("Starting Circle…", id="starting")
         yield Static("", id="early-typed", markup=False)
+        yield Static("", id="starting-hint", markup=False)
+
+    def action_help_quit(self) -> None:
+        """ctrl+c before the session screen takes it (Textual's own put up a toast naming ctrl+q):
+        while Circle starts it lets go of the text typed, as in the input box; with none, the first
+        arms leaving (said under "Starting Circle…", or in a note over a question's screen) and a
+        second within :data:`QUIT_WINDOW_S` leaves."""
+        starting = len(self.screen_stack) == 1
+        if starting and not self.early.released and self.early.written().text:
+            self.early.clear()
+            self._show_early_keys()
+            return
+        now = time.monotonic()
+        if now - self._quit_armed < QUIT_WINDOW_S:
+            self.quit_circle(EXIT_INTERRUPTED)
+            return
+        self._quit_armed = now
+        if not starting:
+            self.notify(QUIT_HINT[0], timeout=QUIT_WINDOW_S)
+            return
+        with contextlib.suppress(NoMatches):
+            hint = self.screen.query_one("#starting-hint", Static)
+            hint.update(QUIT_HINT[0])
+            self.set_timer(QUIT_WINDOW_S, lambda: hint.update(""))
 
     def action_find(self) -> None:
         """ctrl+f: find in the conversation (see widgets/find_bar.py)."""
@@ -204,6 +232,8 @@ class CircleApp(App[int]):
     def on_mount(self) -> None:
         if isinstance(diff := getattr(self._driver, "diff", None), ScreenDiff):
             diff.forget(columns=self.size.width)
+        for _ in range(self.early.interrupts):  # typed before the app ran, read with the theme
+            self.action_help_quit()
         with contextlib.suppress(ValueError):  # not the main thread (a test's app): no signals
             self._restore_signals = on_stop_signals(  # a closed terminal: stop the turn, record, leave
                 lambda: self.quit_circle(EXIT_INTERRUPTED), signals=(signal.SIGTERM, signal.SIGHUP)

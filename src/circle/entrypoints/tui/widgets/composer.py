@@ -3,7 +3,6 @@ and @files."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -14,14 +13,10 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from circle.domain import display
-from circle.entrypoints.tui import _mentions, _slash
+from circle.entrypoints.tui import _mentions, _pastes, _slash
 from circle.entrypoints.tui._history import InputHistory
 
-PASTE_LINES = 8
-PASTE_CHARS = 1500
 TYPING_PAUSE_S = 1.2
-_PASTED = re.compile(r"\[pasted text #(\d+), \d+ lines\]")
 
 Lister = Callable[[str], Awaitable[list[tuple[str, bool]]]]
 """Lists a folder (relative to the workspace, "" for it): (name, is a folder) pairs."""
@@ -126,7 +121,7 @@ class Composer(TextArea):
 
     def expanded(self, text: str) -> str:
         """``text`` with every folded paste put back."""
-        return _PASTED.sub(lambda m: self.pastes.get(int(m.group(1)), m.group(0)), text)
+        return _pastes.expanded(text, self.pastes)
 
     async def _on_key(self, event: events.Key) -> None:
         self.last_typed = self.clock()
@@ -187,7 +182,7 @@ class Composer(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         self.last_typed = self.clock()
-        self._put(event.text.replace("\r\n", "\n").replace("\r", "\n"))
+        self._put(_pastes.line_breaks(event.text))
         event.stop()
         event.prevent_default()
 
@@ -207,13 +202,10 @@ class Composer(TextArea):
         self.move_cursor(self.document.end)
 
     def _put(self, text: str) -> None:
-        lines = display.count_lines(text)
-        if lines > PASTE_LINES or len(text) > PASTE_CHARS:
-            number = len(self.pastes) + 1
+        number = len(self.pastes) + 1
+        if (folded := _pastes.label(number, text)) is not None:
             self.pastes[number] = text
-            self.insert(f"[pasted text #{number}, {display.lines_said(lines)}]")
-        else:
-            self.insert(text)
+        self.insert(text if folded is None else folded)
 
     def _enter(self) -> None:
         if self.completions.open:
