@@ -148,3 +148,22 @@ def test_line_mode_attaches_the_files_a_typed_line_mentions(cli: Circle) -> None
     assert (
         _user_content(cli) == '<file path="notes.txt">\nbuy milk\n</file>\n\nwhat is in @notes.txt, @nobody?'
     )
+
+
+def test_python_m_circle_runs_the_command(cli: Circle) -> None:
+    """It failed with 'No module named circle.__main__'."""
+    import subprocess
+    import sys
+
+    cli.gateway.enqueue(chat_text("from -m"))
+    done = subprocess.run(
+        [sys.executable, "-m", "circle", "-p", "hello", "--yolo"],
+        env=cli.env(),
+        cwd=cli.workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "from -m"
+    assert _user_content(cli) == "hello"
