@@ -1,7 +1,7 @@
 """Plan mode turned on says so once, in the person's words: shift+tab's line (not that line, a
-notice over the person's message and a line in the plan box), plan_enter's row (not the model's
-instructions and the box), a resumed session's message its notice; the model hears the net change
-since its last message, once."""
+notice over the person's message and a line in the plan box), after /undo too; plan_enter's row
+(not the model's instructions and the box); in a resumed session the footer; the model hears the
+net change since its last message, once."""
 
 from __future__ import annotations
 
@@ -66,7 +66,27 @@ async def test_plan_enter_says_it_once_in_the_persons_words(
         assert "call plan_exit" in backend.model.requests[-1].messages[-1].tool_results[0].text
 
 
-async def test_a_resumed_message_shows_the_switch_that_went_with_it(
+async def test_after_undo_the_switch_is_said_once(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.model.add(answer("Planning."), answer("More."))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await pilot.press("shift+tab", "shift+tab")
+        await send(pilot, screen, "first plan")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await send(pilot, screen, "second")
+        await until(pilot, lambda: len(screen.conversation.query(TurnLine)) == 2)
+        await send(pilot, screen, "/undo")
+        await until(pilot, lambda: "Undone" in "\n".join(screen_lines(app)))
+        await pilot.pause(0.1)
+
+        assert _said(app) == ["Plan mode: nothing changes until you accept a plan."]
+
+
+async def test_a_resumed_session_in_plan_mode_says_so_in_the_footer_alone(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
     info = await backend.store.create_session(workspace="/work", session_id="old")
@@ -79,4 +99,6 @@ async def test_a_resumed_message_shows_the_switch_that_went_with_it(
         await until(pilot, lambda: app.host is not None)
         await pilot.pause(0.1)
 
-        assert _said(app) == ["Plan mode on: nothing changes until you accept a plan."]
+        assert _said(app) == []
+        assert "› plan the change" in "\n".join(screen_lines(app))
+        assert str(main_screen(app).footer.content).endswith("plan mode")

@@ -1,6 +1,8 @@
-"""The person's messages as they typed them: attached files as chips, long pastes folded, and what
-went with a message (plan mode switched, a ``!command``'s output) apart from it, as notices and
-command rows. A background job's notice is a notice, not the person's.
+"""The person's messages as they typed them: attached files as chips, long pastes folded, and a
+``!command`` that went with a message as its command row. A background job's notice is a notice,
+not the person's. Plan mode switched with a message shows as no row of its own: the switch said
+it when it was made (shift+tab's line, kept through /undo, /redo and /tree) and the footer says
+the mode in force, so a notice with the message would say it twice.
 
 The model reads more than this (the notices, the command's output, the files' contents): the
 message's :class:`~circle.domain.messages.Shown` says what the person typed and what went with it.
@@ -17,13 +19,11 @@ from textual.widgets import Static
 from circle.application.attachments import find_mentions
 from circle.domain.compaction import is_summary
 from circle.domain.display import escape_for_display
-from circle.domain.messages import Aside, Message
+from circle.domain.messages import Message
 
 PASTED = re.compile(r"\[pasted text #\d+, \d+ lines\]")
 """A long paste as the input box folds it."""
 CHIP = "bold reverse"
-PLAN_ON = "Plan mode on: nothing changes until you accept a plan."
-PLAN_OFF = "Plan mode off: commands and file changes ask again."
 
 
 def typed_text(typed: str, *, files: Sequence[str] = (), mark: str = "›") -> Text:
@@ -61,15 +61,6 @@ class UserRow(Static):
         super().__init__(typed_text(typed, files=files, mark=mark), classes="user")
 
 
-def aside_notice(aside: Aside) -> str | None:
-    """The line a plan-mode switch shows as (None for a command, which has a row of its own)."""
-    if aside.kind == "plan-on":
-        return PLAN_ON
-    if aside.kind == "plan-off":
-        return PLAN_OFF
-    return None
-
-
 def person_rows(message: Message, *, live: bool) -> list[Static]:
     """The rows a user message shows as. ``live``: it is being sent now, so its ``!command`` rows
     are on screen already (shown when the command ran); a stored one shows them again."""
@@ -86,14 +77,11 @@ def person_rows(message: Message, *, live: bool) -> list[Static]:
         return [Notice(notice_for_person(message.text), kind="job")]
     rows: list[Static] = []
     for aside in shown.asides:
-        if (line := aside_notice(aside)) is not None:
-            if not live:  # sent now, the switch said it already (shift+tab's line): once is enough
-                rows.append(Notice(line, kind="mode"))
-        elif not live:
+        if aside.kind == "command" and not live:
             said = "went to the model with the message below"
             rows.append(ShellRow(aside.text, aside.output, code=aside.exit_code, sent=True, said=said))
     rows.append(UserRow(shown.typed, files=shown.files))
     return rows
 
 
-__all__ = ["UserRow", "aside_notice", "person_rows", "typed_text"]
+__all__ = ["UserRow", "person_rows", "typed_text"]
