@@ -7,6 +7,8 @@ them, and saved for the next run.
 
 from __future__ import annotations
 
+import asyncio
+
 from .ports.spec_cache import SpecCache
 from .tools import LazyTool, builtin_tools
 from .tools.base import BuiltinTool, Tool
@@ -20,8 +22,8 @@ async def with_kept_specs(pool: dict[str, Tool], cache: SpecCache | None) -> dic
         return pool
     kept = await cache.load()
     builtins = builtin_tools()
-    if kept is None or not set(builtins) <= set(kept):
-        specs = [tool.spec() for tool in builtins.values()]
+    if kept is None or not set(builtins) <= set(kept):  # made on a thread: they import every tool
+        specs = await asyncio.to_thread(lambda: [tool.spec() for tool in builtins.values()])
         await cache.save(specs)
         kept = {spec.name: spec for spec in specs}
     return {

@@ -3,12 +3,15 @@
 A tool's module (its argument model, its checks: the command classifier for ``execute``) is
 imported when the tool is first invoked or its spec is first made, not when Circle starts: a start
 takes the specs from the spec cache (:mod:`circle.application.tool_specs`), and a first turn that
-calls no tool never loads them.
+calls no tool never loads them. Invoked first from an event loop, the module is imported on a
+thread (``execute``'s, some 40 ms, held the interface's keys on the loop).
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import sys
 from dataclasses import dataclass, field, replace
 from importlib import import_module
 from typing import cast
@@ -74,6 +77,9 @@ class LazyTool:
         return self.known if self.known is not None else self.load().spec()
 
     async def invoke(self, arguments: dict[str, JsonValue], ctx: ToolContext) -> ToolOutput:
+        module = f"{__name__}.{self.where.partition(':')[0]}"
+        if module not in sys.modules:  # imported on a thread: the event loop (the interface's keys)
+            await asyncio.to_thread(import_module, module)  # goes on meanwhile
         return await self.load().invoke(arguments, ctx)
 
 
