@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -22,6 +23,9 @@ REFIT_S = 0.25
 class PickerScreen(ModalScreen[str | None]):
     """Shows ``items`` (id, label); enter picks the highlighted one, esc picks none. The item whose
     id is ``current`` (the model or level in use) is highlighted first."""
+
+    BINDINGS = [Binding("ctrl+c", "close", show=False, priority=True)]  # noqa: RUF012
+    """ctrl+c closes it, as esc does (its input box would take it as copy, and nothing happened)."""
 
     CSS_PATH = Path(__file__).with_name("picker.tcss")
     DEFAULT_CSS = """
@@ -131,6 +135,9 @@ class PickerScreen(ModalScreen[str | None]):
     def closes_on_escape(self) -> bool:
         return True
 
+    def action_close(self) -> None:
+        self.dismiss(None)
+
     def on_key(self, event: events.Key) -> None:
         options = self.query_one(OptionList)
         if event.key == "escape":
@@ -147,6 +154,8 @@ class PickerScreen(ModalScreen[str | None]):
 
 class TextScreen(ModalScreen[None]):
     """A page of text (a record, a log, the session tree); esc or q closes it."""
+
+    BINDINGS = [Binding("ctrl+c", "close", show=False, priority=True)]  # noqa: RUF012
 
     CSS_PATH = Path(__file__).with_name("picker.tcss")
 
@@ -166,6 +175,9 @@ class TextScreen(ModalScreen[None]):
 
     def closes_on_escape(self) -> bool:
         return True
+
+    def action_close(self) -> None:
+        self.dismiss(None)
 
     def on_key(self, event: events.Key) -> None:
         if pass_on(self, event):  # typed as it closed: the key is for the screen below

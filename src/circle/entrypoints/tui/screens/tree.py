@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.cells import cell_len
 from textual import events, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -35,6 +36,9 @@ Labeller = Callable[[str, str], Awaitable[None]]
 
 class TreeScreen(ModalScreen[str | None]):
     """Dismissed with the checkpoint picked (enter), or None (esc)."""
+
+    BINDINGS = [Binding("ctrl+c", "close", show=False, priority=True)]  # noqa: RUF012
+    """ctrl+c closes it (or the label being typed), as esc does."""
 
     CSS_PATH = Path(__file__).with_name("tree.tcss")
     DEFAULT_CSS = """
@@ -160,6 +164,12 @@ class TreeScreen(ModalScreen[str | None]):
 
     def closes_on_escape(self) -> bool:
         return self.labelling is None
+
+    def action_close(self) -> None:
+        if self.labelling is not None:
+            self._close_label()
+        else:
+            self.dismiss(None)
 
     def on_key(self, event: events.Key) -> None:
         if self.labelling is not None:
