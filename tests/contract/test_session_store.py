@@ -9,7 +9,7 @@ import pytest
 
 from circle._testing.store import InMemorySessionStore, InMemoryTrustList
 from circle.adapters.storage.sqlite_store import SqliteSessionStore, SqliteTrustList
-from circle.application.ports.session_store import SessionStore, TrustList
+from circle.application.ports.session_store import SessionState, SessionStore, TrustList
 from circle.domain.checkpoints import MAIN_BRANCH, Checkpoint, check_tree
 from circle.domain.errors import StorageError
 from circle.domain.messages import (
@@ -265,6 +265,22 @@ async def test_the_title_can_be_set(store: Store) -> None:
 
     info = await store.get_session("s1")
     assert info is not None and info.title == "Fix the parser"
+
+
+async def test_a_session_keeps_its_state_until_deleted(store: Store) -> None:
+    await store.create_session(workspace="/w", session_id="s1")
+    await store.create_session(workspace="/w", session_id="s2")
+    assert await store.state("s1") == SessionState()  # none kept: the default
+
+    await store.set_state("s1", SessionState(thinking="high", estimated=42))
+    await store.set_state("s1", SessionState(thinking="off", estimated=50))
+
+    assert await store.state("s1") == SessionState(thinking="off", estimated=50)
+    assert await store.state("s2") == SessionState()
+    with pytest.raises(StorageError, match="no session nope"):
+        await store.set_state("nope", SessionState(thinking="low"))
+    await store.delete_session("s1")
+    assert await store.state("s1") == SessionState()
 
 
 async def test_messages_come_back_whole(store: Store) -> None:

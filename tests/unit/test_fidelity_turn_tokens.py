@@ -52,3 +52,21 @@ async def test_a_turn_stopped_mid_stream_counts_the_guessed_tokens_and_says_so()
     counted = h.sink.of(TurnEnded)[-1]
     assert isinstance(counted, TurnEnded) and counted.estimated == 0
     assert session.loop.estimated == guessed
+
+
+async def test_the_guessed_tokens_of_a_stopped_turn_count_in_a_session_opened_again() -> None:
+    streamed = "word " * 40
+    h = Harness(model=StallsAfter([[ThinkingDelta(text=streamed), TextDelta(text=streamed)]]))
+    session = await h.runtime().new_session()
+    task = asyncio.create_task(session.prompt("go"))
+    async with asyncio.timeout(5):
+        while len(h.sink.of(MessageUpdated)) < 2:
+            await asyncio.sleep(0.001)
+    await asyncio.sleep(0.01)
+    assert session.cancel()
+    await asyncio.wait_for(task, 5)
+    guessed = session.loop.estimated
+    assert guessed and h.store.states[session.session_id].estimated == guessed
+    reopened = await h.runtime().open_session(session.session_id)
+    assert reopened.loop.estimated == guessed
+    assert reopened.loop.costs.unstored.output == guessed

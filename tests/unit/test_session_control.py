@@ -247,7 +247,7 @@ async def test_switching_the_model_keeps_the_conversation_and_asks_the_new_one()
     assert request.model == "thinker" and request.thinking == "high"
     assert [m.text for m in request.messages if m.role == "user"] == ["first", "second"]
     assert "thinker" in request.system
-    assert rt.switch_thinking(session, "low") == "low"
+    assert await rt.switch_thinking(session, "low") == "low"
     assert rt.options.thinking == "low"
 
 
@@ -257,7 +257,7 @@ async def test_thinking_is_not_sent_to_a_model_the_catalog_says_does_not_reason(
     rt = runtime(h)
     session = await rt.new_session()
     await rt.switch_model(session, "plain")
-    assert rt.switch_thinking(session, "high") is None
+    assert await rt.switch_thinking(session, "high") is None
     h.model.add(answer("ok"))
     await session.prompt("hi")
     assert h.model.requests[-1].thinking is None
@@ -274,7 +274,7 @@ async def test_the_model_and_thinking_cannot_change_while_a_turn_runs() -> None:
     with pytest.raises(ConfigError, match="turn is running"):
         await rt.switch_model(session, "other")
     with pytest.raises(ConfigError, match="turn is running"):
-        rt.switch_thinking(session, "low")
+        await rt.switch_thinking(session, "low")
     with pytest.raises(ConfigError, match="no model named"):
         await rt.switch_model(session, "  ")
     await session.abort()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from uuid import uuid4
 
-from circle.application.ports.session_store import HistoryTail, SessionInfo
+from circle.application.ports.session_store import HistoryTail, SessionInfo, SessionState
 from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label, path_to
 from circle.domain.errors import StorageError
 from circle.domain.messages import Message, Usage
@@ -30,6 +30,7 @@ class InMemorySessionStore:
         stored_labels: every label, in the order they were added.
         closed: True after :meth:`aclose`; later calls raise StorageError.
         tails_read: (session id, branch, count) of each :meth:`tail` asked for.
+        states: session id -> what :meth:`set_state` kept.
     """
 
     def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
@@ -40,6 +41,7 @@ class InMemorySessionStore:
         self.stored_labels: list[Label] = []
         self.closed = False
         self.tails_read: list[tuple[str, str, int]] = []
+        self.states: dict[str, SessionState] = {}
 
     def _open(self) -> None:
         if self.closed:
@@ -170,6 +172,14 @@ class InMemorySessionStore:
         info = self._session(session_id)
         self.sessions[session_id] = dataclasses.replace(info, name=name)
 
+    async def state(self, session_id: str) -> SessionState:
+        self._open()
+        return self.states.get(session_id, SessionState())
+
+    async def set_state(self, session_id: str, state: SessionState) -> None:
+        self._session(session_id)
+        self.states[session_id] = state
+
     async def fork(
         self,
         session_id: str,
@@ -221,6 +231,7 @@ class InMemorySessionStore:
         self.heads = {key: head for key, head in self.heads.items() if key[0] != session_id}
         self.stored = {cp_id: cp for cp_id, cp in self.stored.items() if cp_id not in mine}
         del self.sessions[session_id]
+        self.states.pop(session_id, None)
 
     async def aclose(self) -> None:
         self.closed = True

@@ -19,7 +19,7 @@ from circle.domain.spend import answers_spent, spent_apart, stand_ins
 from .events import MessageEnded, MessageStarted
 from .ports.call_log import CallLog
 from .ports.event_sink import EventSink
-from .ports.session_store import SessionInfo, SessionStore
+from .ports.session_store import SessionInfo, SessionState, SessionStore
 
 
 @dataclass
@@ -52,6 +52,8 @@ class Conversation:
         self._loading: asyncio.Future[None] | None = None
         self._on_loaded: list[Callable[[], Awaitable[None]]] = []
         self._unread_spent: list[Message] = []
+        self.state = SessionState()
+        """What the session was left at beyond its messages (see :meth:`keep_state`)."""
 
     @classmethod
     def new(
@@ -89,6 +91,12 @@ class Conversation:
         else:
             await self.store.set_name(self.session_id, name)
 
+    async def keep_state(self, state: SessionState) -> None:
+        """Keep ``state`` for the session (in memory until its first message stores it)."""
+        self.state = state
+        if self._draft is None:
+            await self.store.set_state(self.session_id, state)
+
     async def checkpoints(self) -> list[Checkpoint]:
         """Every checkpoint of the session, on every branch (none before its first message)."""
         return await self.store.checkpoints(self.session_id) if self._draft is None else []
@@ -106,6 +114,8 @@ class Conversation:
         )
         if info.name is not None:
             await self.store.set_name(self.session_id, info.name)
+        if self.state != SessionState():
+            await self.store.set_state(self.session_id, self.state)
         self._draft = None
 
     @classmethod
@@ -125,6 +135,7 @@ class Conversation:
         With ``tail``, only the last ``tail`` messages are read (moved back to the person's message
         that began their turn): :attr:`earlier` counts the others, which :meth:`load` reads."""
         conversation = cls(store, session_id, [], branch=branch)
+        conversation.state = await store.state(session_id)
         if tail is None:
             conversation._history = [cp.message for cp in await store.history(session_id, branch=branch)]
         else:

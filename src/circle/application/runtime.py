@@ -8,7 +8,7 @@ import platform
 import posixpath
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NoReturn
 from uuid import uuid4
 
@@ -16,12 +16,13 @@ from circle.domain.budget import CompactionSettings, RequestBudget
 from circle.domain.catalog import ModelInfo
 from circle.domain.errors import ConfigError, SessionBusyError, SessionNotFoundError, StorageError
 from circle.domain.hooks import HookConfig
+from circle.domain.messages import Usage
 from circle.domain.redact import redact
 from circle.domain.retry import TimeoutPolicy
 from circle.domain.sandbox import SandboxPolicy, sandbox_note
 from circle.domain.secrets import Secrets
 from circle.domain.subagents import SUBAGENT_ONLY
-from circle.domain.thinking import ThinkingLevel, level_in
+from circle.domain.thinking import ThinkingLevel, level_in, parse_level
 
 from .agent_loop import AgentLoop, LoopSettings
 from .approvals import ApprovalPolicy, PlanMode, PlanModeGate, hook_mode
@@ -47,7 +48,7 @@ from .ports.model_client import ModelClient
 from .ports.native_search import NativeSearch
 from .ports.process_runner import ProcessRunner
 from .ports.session_lease import SessionLease
-from .ports.session_store import SessionStore
+from .ports.session_store import SessionState, SessionStore
 from .ports.spec_cache import SpecCache
 from .ports.text_search import TextSearch
 from .ports.web import WebClient
@@ -139,6 +140,14 @@ class Ports:
     (a call left without a result is called interrupted)."""
 
 
+def _kept_level(state: SessionState) -> ThinkingLevel | None:
+    """The thinking level ``state`` keeps (None: off, or none kept, or one this Circle does not know)."""
+    try:
+        return parse_level(state.thinking or "off")
+    except ValueError:
+        return None
+
+
 class Runtime:
     """Opens sessions; every session it opens shares its ports and its event bus."""
 
@@ -204,6 +213,7 @@ class Runtime:
         new_id = session_id or uuid4().hex
         await self._hold(new_id)
         made = Conversation.new(self.ports.store, new_id, workspace=self.options.workspace, title=title)
+        made.state = SessionState(thinking=self.options.thinking or "off")  # kept with its first message
         return await self._session(made)
 
     async def open_session(
@@ -298,15 +308,21 @@ class Runtime:
         if hooks is not None:
             source = "resume" if conversation.messages else "startup"
             said = await hooks.session_start(source=source) or None
-        recorded, level = level_in(conversation.messages)
-        if recorded:  # it goes on at the level its answers were asked at, as in plan mode or not
+        kept = conversation.state.thinking is not None  # the level last chosen in it
+        recorded, level = (True, _kept_level(conversation.state)) if kept else level_in(conversation.messages)
+        if recorded:  # it goes on at the level it was left at, as in plan mode or not
             self.options.thinking = level
         loop = await self._loop(context, hooks, said)
         loop.window.retired = await conversation.spent_apart()
+        if guessed := conversation.state.estimated:  # a stopped answer's tokens, guessed, still count
+            loop.estimated = guessed
+            loop.costs.count_unstored(Usage(output=guessed))
         session = AgentSession(loop, conversation, jobs=jobs)
         if not conversation.complete:
             thinking = self.options.thinking
-            conversation.on_loaded(lambda: self._settle_loaded(session, plan=plan, thinking=thinking))
+            conversation.on_loaded(
+                lambda: self._settle_loaded(session, plan=plan, thinking=thinking, kept=kept)
+            )
         if jobs is not None:  # a background subagent's tokens count in the session's cost
             jobs.on_usage(lambda usage: session.loop.costs.count_unstored(usage))
         session.start_note = said
@@ -314,14 +330,15 @@ class Runtime:
         return session
 
     async def _settle_loaded(
-        self, session: AgentSession, *, plan: PlanMode, thinking: ThinkingLevel | None
+        self, session: AgentSession, *, plan: PlanMode, thinking: ThinkingLevel | None, kept: bool
     ) -> None:
         """Once the messages a session opened without are read: plan mode and the thinking level
-        as the whole conversation leaves them (unless changed meanwhile), and its totals."""
+        as the whole conversation leaves them (unless changed meanwhile; the level only when it
+        opened at none ``kept`` with it), and its totals."""
         messages = session.conversation.messages
         if plan.active == plan.told and plan.active != (active := plan_mode_in(messages)):
             plan.active = plan.told = active
-        recorded, found = level_in(messages)
+        recorded, found = (False, None) if kept else level_in(messages)
         if recorded and found != thinking and self.options.thinking == thinking:
             self._use_thinking(session, found)  # before the turn that read them asks the model
         session.loop.window.retired = await session.conversation.spent_apart()
@@ -386,14 +403,21 @@ class Runtime:
             self.options.model = previous
             raise
         session.loop.costs.unstored = old.costs.unstored  # what the session spent so far still counts
+        session.loop.estimated = old.estimated
         session.loop.window.retired = old.window.retired
 
-    def switch_thinking(self, session: AgentSession, level: ThinkingLevel | None) -> ThinkingLevel | None:
-        """Use thinking ``level`` from now on (also after a model switch); returns the level sent to
-        the session's model (None where it does not reason). Raises ConfigError while a turn runs."""
+    async def switch_thinking(
+        self, session: AgentSession, level: ThinkingLevel | None
+    ) -> ThinkingLevel | None:
+        """Use thinking ``level`` from now on (also after a model switch), kept with the session so
+        it opens again at it; returns the level sent to the session's model (None where it does not
+        reason). Raises ConfigError while a turn runs."""
         if session.is_busy:
             raise ConfigError("a turn is running: change the thinking level when it has ended")
-        return self._use_thinking(session, level)
+        sent = self._use_thinking(session, level)
+        conversation = session.conversation
+        await conversation.keep_state(replace(conversation.state, thinking=level or "off"))
+        return sent
 
     def _use_thinking(self, session: AgentSession, level: ThinkingLevel | None) -> ThinkingLevel | None:
         self.options.thinking = level

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from circle.domain.errors import ConfigError
+from circle.domain.errors import ConfigError, StorageError
 from circle.domain.messages import Aside, DocumentPart, ImagePart, Shown
 
 from .agent_loop import AgentLoop, Inbox, TurnResult
@@ -30,6 +32,7 @@ from .conversation import Conversation
 from .events import AgentEnded, AgentStarted
 from .jobs import JobManager
 
+log = logging.getLogger("circle.session")
 MAX_JOB_TURNS = 10
 
 
@@ -175,7 +178,9 @@ class AgentSession:
         attached: Attached | None = None,
         typed: str | None = None,
     ) -> TurnResult:
-        """One turn for the person's ``text``, or (None) for the job notices waiting."""
+        """One turn for the person's ``text``, or (None) for the job notices waiting. The output
+        tokens guessed in it (no endpoint counted them) are kept with the session, which opens again
+        with them in its totals."""
         shown: Shown | None = None
         if text is None:
             self._steer_waiting()
@@ -186,7 +191,7 @@ class AgentSession:
         turn = self.loop.run_turn(self.conversation, text, self.inbox, media=media, shown=shown)
         self._task = asyncio.create_task(turn)
         try:
-            return await self._task
+            result = await self._task
         finally:
             self._task = None
             unread = [notice for notice in self._steered if notice in self.inbox.notices]
@@ -194,6 +199,16 @@ class AgentSession:
                 self.inbox.notices.remove(notice)
             self._waiting[:0] = unread
             self._steered = []
+        if result.estimated:
+            await self._keep_estimated(result.estimated)
+        return result
+
+    async def _keep_estimated(self, tokens: int) -> None:
+        state = self.conversation.state
+        try:
+            await self.conversation.keep_state(replace(state, estimated=state.estimated + tokens))
+        except StorageError as exc:  # the totals of the session opened again lack them; the turn stands
+            log.warning("the guessed tokens of a turn were not kept: %s", exc)
 
     def add_aside(self, aside: Aside) -> None:
         """Send ``aside`` (a command the person ran) with the person's next message."""

@@ -106,7 +106,7 @@ async def set_thinking_level(server: RpcServer, command: Command) -> JsonValue:
         level = parse_level(text_field(command, "level"))
     except ValueError as exc:
         raise RpcError(str(exc)) from None
-    sent = server.runtime.switch_thinking(server.session, level)
+    sent = await server.runtime.switch_thinking(server.session, level)
     return {"thinkingLevel": level or "off", "sent": sent is not None}
 
 
@@ -120,7 +120,7 @@ async def cycle_thinking_level(server: RpcServer, command: Command) -> JsonValue
         return None
     current = runtime.options.thinking or "off"
     following = LEVELS[(LEVELS.index(current) + 1) % len(LEVELS)]
-    runtime.switch_thinking(server.session, parse_level(following))
+    await runtime.switch_thinking(server.session, parse_level(following))
     return {"level": following}
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-from circle.application.ports.session_store import HistoryTail, SessionInfo
+from circle.application.ports.session_store import HistoryTail, SessionInfo, SessionState
 from circle.domain.checkpoints import MAIN_BRANCH, Branch, Checkpoint, Label
 from circle.domain.errors import StorageError
 from circle.domain.messages import Message, Usage
@@ -31,6 +31,7 @@ from ._database import Database
 from ._paths import PARSED_INLINE, copy_path, exists, fork_path, head, parsed_path, spent_rows, tail_rows
 from ._rows import bulk_parsing, session_infos, to_checkpoint
 from .session_lock import lost_lease_error
+from .session_state import read_state, write_state
 from .tail_ahead import Summed, summed, walked
 
 Clock = Callable[[], float]
@@ -289,6 +290,15 @@ class SqliteSessionStore:
         with self._db.writing() as connection:
             _require_session(connection, session_id)
             connection.execute(sql.SET_NAME, {"session_id": session_id, "name": name})
+
+    async def state(self, session_id: str) -> SessionState:
+        with self._db.reading() as connection:
+            return read_state(connection, session_id)
+
+    async def set_state(self, session_id: str, state: SessionState) -> None:
+        with self._db.writing() as connection:
+            _require_session(connection, session_id)
+            write_state(connection, session_id, state)
 
     async def fork(
         self,

@@ -40,6 +40,17 @@ class HistoryTail:
     answers that name none), so a session's totals are known before its messages are read."""
 
 
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """What a session was left at that its messages do not say (kept apart from them)."""
+
+    thinking: str | None = None
+    """The thinking level last chosen in it, ``"off"`` for none; None when none was kept (a session
+    stored by an older Circle: its answers' levels say it)."""
+    estimated: int = 0
+    """The output tokens of its answers that no endpoint counted, guessed (a stopped answer's)."""
+
+
 class SessionStore(Protocol):
     """Every ``append`` is committed before it returns; stored messages are never rewritten.
 
@@ -106,6 +117,14 @@ class SessionStore(Protocol):
 
     async def set_name(self, session_id: str, name: str | None) -> None:
         """Name the session for people (None clears the name)."""
+        ...
+
+    async def state(self, session_id: str) -> SessionState:
+        """What :meth:`set_state` kept for the session (the default for none)."""
+        ...
+
+    async def set_state(self, session_id: str, state: SessionState) -> None:
+        """Keep ``state`` for the session. Raises StorageError for an unknown session."""
         ...
 
     async def fork(

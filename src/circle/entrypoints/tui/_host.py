@@ -259,14 +259,14 @@ class Host:
     async def switch_model(self, model: str) -> None:
         await self.runtime.switch_model(self.session, model)
 
-    def switch_thinking(self, text: str) -> str:
+    async def switch_thinking(self, text: str) -> str:
         from circle.domain.thinking import parse_level
 
         try:
             level = parse_level(text)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-        sent = self.runtime.switch_thinking(self.session, level)
+        sent = await self.runtime.switch_thinking(self.session, level)
         if level is not None and sent is None:
             return f"Thinking {level} is kept, but {self.model} does not reason, so none is sent"
         return f"Thinking: {sent or 'off'}"

@@ -100,10 +100,12 @@ class SlashCommands:
         elif listed and model not in listed:
             self.say(unknown_model(model, listed, current=self.host.model), kind="warning")
             return
+        unchecked = "" if listed else " (the endpoint lists no models, so the name was not checked)"
         if model and model != self.host.model:
             await self.host.switch_model(model)
-            unchecked = "" if listed else " (the endpoint lists no models, so the name was not checked)"
             self.say(f"Model: {model}{unchecked}")
+        elif model:
+            self.say(f"The model is {model} already{unchecked}.")
         self.screen.refresh_footer()
 
     async def do_thinking(self, argument: str) -> None:
@@ -113,7 +115,7 @@ class SlashCommands:
             now = self.host.thinking or "off"
             level = await self.pick("Thinking level", marked(levels, now), current=now) or ""
         if level:
-            self.say(self.host.switch_thinking(level))
+            self.say(await self.host.switch_thinking(level))
         self.screen.refresh_footer()
 
     async def _reset_view(self, line: Notice | None = None) -> None:
