@@ -149,6 +149,25 @@ async def test_quit_names_the_jobs_it_stopped(
     assert app.exit_lines == ["Stopped 1 background job:", "  job-1 (tail -f log)"]
 
 
+async def test_quit_after_new_names_the_session_worked_in(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """After a conversation, /new and /quit printed no way back to it: the new session stores
+    nothing until its first message, so no line was printed at all."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "hello")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        worked_in = app.host.session.session_id if app.host else ""
+        await send(pilot, screen, "/new")
+        await until(pilot, lambda: app.host is not None and app.host.session.session_id != worked_in)
+        await send(pilot, screen, "/quit")
+        await until(pilot, lambda: not app.is_running)
+    assert app.exit_lines == [f"Continue this session with: circle --session {worked_in}"]
+
+
 def test_exit_lines_name_the_session_unless_nothing_is_kept() -> None:
     assert exit_lines([], "abc", ephemeral=False) == ["Continue this session with: circle --session abc"]
     assert exit_lines(["job-1 (x)", "job-2 (y)"], "abc", ephemeral=True) == [

@@ -53,6 +53,9 @@ class Host:
     session_estimated: int = 0
     """Of :attr:`session_usage`, the tokens guessed (no endpoint counted them)."""
     context_tokens: int = 0
+    left: str | None = None
+    """The last stored session this one took over from (/new, /resume, /fork): the one to go on
+    with when the open session never stored a message."""
 
     @property
     def workspace(self) -> str:
@@ -155,6 +158,8 @@ class Host:
         return await self.runtime.ports.store.list_sessions(workspace=self.workspace, limit=50)
 
     async def switch_to(self, session: AgentSession) -> None:
+        if self.session.conversation.stored and self.session.session_id != session.session_id:
+            self.left = self.session.session_id
         self.session = session
         self.session_usage, self.session_cost, self.context_tokens = Usage(), None, 0
         self.session_estimated = 0

@@ -373,7 +373,10 @@ class CircleApp(App[int]):
                 stopped = []
                 self.error = exc.message
             kept = host.session.conversation.stored and not self.opts.no_session  # stored with a message
-            self.exit_lines = exit_lines(stopped, host.session.session_id, ephemeral=not kept)
+            if not kept and host.left is not None and not self.opts.no_session:  # /new, then nothing
+                self.exit_lines = exit_lines(stopped, host.left, ephemeral=False)  # said: the one before
+            else:
+                self.exit_lines = exit_lines(stopped, host.session.session_id, ephemeral=not kept)
         self.exit(code, return_code=code)
 
 
