@@ -121,5 +121,5 @@ async def test_a_resumed_session_opens_at_its_end(
         await send(pilot, screen, "/new")
         await until(pilot, lambda: screen.host.session.session_id != first)
         await send(pilot, screen, f"/resume {first}")
-        await until(pilot, lambda: any("Resumed session" in line for line in screen_lines(app)))
+        await until(pilot, lambda: any("Resumed “" in line for line in screen_lines(app)))
         await until(pilot, lambda: at_end(screen))  # the scroll lands a frame or two later under load

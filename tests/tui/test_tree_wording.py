@@ -8,9 +8,11 @@ from collections.abc import Callable
 from textual.widgets import Static
 
 from circle.domain.model import ThinkingDelta
+from circle.entrypoints.tui._tree import NEW_SESSION
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.picker import PickerScreen
 from circle.entrypoints.tui.screens.tree import TreeScreen
+from circle.entrypoints.tui.widgets.rows import TurnLine
 from circle.testing import answer
 
 from .conftest import SIZE, FakeBackend, main_screen, screen_lines, send, texts, until
@@ -98,3 +100,22 @@ async def test_an_answer_of_reasoning_only_shows_in_the_tree_as_thinking(
             "think",
             "thinking: Weigh the two parsers first, then pick the streaming one.",
         ]
+
+
+async def test_new_and_resume_say_which_session_in_words(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """/new said 'New session 0390d0cf…' and /resume 'Resumed session f8262936…': whole hex ids."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "plan the parser change")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        first = screen.host.session.session_id
+        await send(pilot, screen, "/new")
+        await until(pilot, lambda: any(NEW_SESSION in line for line in screen_lines(app)))
+        await send(pilot, screen, f"/resume {first}")
+        said = "Resumed “plan the parser change” · 2 messages"
+        await until(pilot, lambda: any(said in line for line in screen_lines(app)))
+        assert not any(first in line for line in screen_lines(app))

@@ -94,6 +94,17 @@ def session_name(info: SessionInfo | None) -> str:
     return f"“{_format.one_line(name, TITLE_WIDTH)}”" if name.strip() else "this session"
 
 
+NEW_SESSION = "New session: it is stored with its first message"
+"""What /new says (its id said nothing to a person, and no session is stored before a message)."""
+
+
+def resumed_line(info: SessionInfo | None) -> str:
+    """What /resume says it opened: ``Resumed “plan the parser change” · 12 messages`` (it said
+    the session's whole hex id)."""
+    count = info.message_count if info is not None else 0
+    return f"Resumed {session_name(info)} · {count} message{'' if count == 1 else 's'}"
+
+
 def tree_title(info: SessionInfo | None, *, branch: str) -> str:
     """/tree's title: ``Tree · on branch-2 · “plan the parser change”`` (the branch first: a
     narrow terminal cuts the title's end)."""
@@ -144,4 +155,14 @@ def tree_rows(
     ]
 
 
-__all__ = ["TreeRow", "fork_line", "said", "session_name", "tree_rows", "tree_title", "who"]
+__all__ = [
+    "NEW_SESSION",
+    "TreeRow",
+    "fork_line",
+    "resumed_line",
+    "said",
+    "session_name",
+    "tree_rows",
+    "tree_title",
+    "who",
+]

@@ -13,6 +13,7 @@ from circle.entrypoints.tui import _format, _slash
 from circle.entrypoints.tui._desk import SecretRequest
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui._recent import session_choices
+from circle.entrypoints.tui._tree import NEW_SESSION, resumed_line
 from circle.entrypoints.tui.screens._rest import read_rest_later
 from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 from circle.entrypoints.tui.widgets.rows import Notice
@@ -139,14 +140,14 @@ class SlashCommands:
     async def do_new(self, argument: str) -> None:
         await self.host.new_session()
         await self._reset_view()
-        self.say(f"New session {self.host.session.session_id}")
+        self.say(NEW_SESSION)
 
     async def do_resume(self, argument: str) -> None:
         chosen = argument or await self.pick_session()
         if chosen:
             await self.host.resume(chosen)
             await self._reset_view()
-            self.say(f"Resumed session {chosen}")
+            self.say(resumed_line(await self.host.session.conversation.info()))
 
     async def pick_session(self) -> str | None:
         items = session_choices(await self.host.sessions(), now=time.time())
