@@ -33,6 +33,9 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:  # ctrl+c while Circle loads, before a mode could take it
         sys.stderr.write("circle: interrupted\n")
         _exit_now(130)
+    finally:  # whatever went wrong on the way, the terminal is left as it was
+        if (keys := sys.modules.get("circle.entrypoints.tui._keys_mode")) is not None:
+            keys.give_back()
 
 
 def _main(args: list[str]) -> None:
