@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.cells import cell_len
@@ -84,11 +85,23 @@ def transcript_text(
     ``diffs``: a file call's real diff by its place (else the one its arguments make);
     ``asides``: what was shown but never sent (a ``!!`` command), after so many messages."""
     text = Text()
-    marks = call_marks(messages)
+    calls = call_places(messages)
     for index in range(len(messages) + 1):
-        text.append_text(segment(messages, index, diffs=diffs or {}, asides=asides, marks=marks))
+        text.append_text(segment(messages, index, diffs=diffs or {}, asides=asides, calls=calls))
     text.rstrip()
     return text
+
+
+@dataclass(frozen=True, slots=True)
+class CallPlaces:
+    """Where each call was answered, and how it ended."""
+
+    marks: dict[CallAt, Text]
+    """Each answered call's mark by its place (see :func:`call_marks`)."""
+    answered_by: dict[CallAt, CallAt]
+    """The place of the call each result answers, by the result's place."""
+    answered: frozenset[CallAt]
+    """The places of the calls a result answers."""
 
 
 def segment(
@@ -97,11 +110,13 @@ def segment(
     *,
     diffs: Mapping[CallAt, str],
     asides: Sequence[tuple[int, Text]],
-    marks: Mapping[CallAt, Text],
+    calls: CallPlaces,
 ) -> Text:
     """What the transcript shows for ``messages[index]``, the asides before it first (at
     ``len(messages)``: the asides after the last); it ends with a blank line, or with a line end
-    where the next message goes on (a call's result)."""
+    where the next message goes on (a call not answered). An answered call shows where its result
+    is, its header over its output, as the conversation's rows do (calls of one answer each over
+    their own output, not all the headers first)."""
     text = Text()
     _asides(text, asides, index)
     if index >= len(messages):
@@ -116,9 +131,13 @@ def segment(
             text.append(escape_for_display(part.text) + "\n\n", style="italic dim")
         elif isinstance(part, TextPart) and part.text.strip() and message.role == "assistant":
             text.append(escape_for_display(part.text.strip()) + "\n\n")
-        elif isinstance(part, ToolCallPart):
-            text.append_text(_call(part, diffs.get((index, at)), marks.get((index, at))))
+        elif isinstance(part, ToolCallPart) and (index, at) not in calls.answered:
+            text.append_text(_call(part, diffs.get((index, at)), None))
         elif isinstance(part, ToolResultPart):
+            if (place := calls.answered_by.get((index, at))) is not None:
+                call = messages[place[0]].parts[place[1]]
+                if isinstance(call, ToolCallPart):
+                    text.append_text(_call(call, diffs.get(place), calls.marks.get(place)))
             shown = escape_for_display(part.text.rstrip()) or "(no output)"
             text.append(shown + "\n\n", style="red" if part.is_error else "")
     return text
@@ -128,20 +147,27 @@ def call_marks(messages: Sequence[Message]) -> dict[CallAt, Text]:
     """Each answered call's mark by its place, as its row in the conversation shows it: ``✓``
     done, ``✗`` failed, ``⏹`` stopped before it finished (a call with no result keeps ``●``). A
     result answers the latest call before it with its id (models reuse ids)."""
+    return call_places(messages).marks
+
+
+def call_places(messages: Sequence[Message]) -> CallPlaces:
+    """Each result's call and each answered call's mark (see :func:`call_marks`)."""
     marks: dict[CallAt, Text] = {}
+    answered_by: dict[CallAt, CallAt] = {}
     calls: dict[str, CallAt] = {}
     for index, message in enumerate(messages):
         for at, part in enumerate(message.parts):
             if isinstance(part, ToolCallPart):
                 calls[part.id] = (index, at)
             elif isinstance(part, ToolResultPart) and (place := calls.pop(part.tool_call_id, None)):
+                answered_by[(index, at)] = place
                 if was_interrupted(part):
                     marks[place] = Text("⏹ ", style="bold yellow")
                 elif part.is_error:
                     marks[place] = Text("✗ ", style="bold red")
                 else:
                     marks[place] = Text("✓ ", style="bold green")
-    return marks
+    return CallPlaces(marks, answered_by, frozenset(answered_by.values()))
 
 
 def _asides(text: Text, asides: Sequence[tuple[int, Text]], index: int) -> None:
@@ -188,7 +214,7 @@ class TranscriptScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self.messages, self.diffs, self.asides = messages, diffs or {}, asides
-        self.marks = call_marks(messages)
+        self.calls = call_places(messages)
         self.scroll = VerticalScroll(id="transcript-body")
         self.blocks: list[Text] = []
         """The blocks drawn so far, in order (each a Static, a blank line apart)."""
@@ -237,7 +263,7 @@ class TranscriptScreen(Screen[None]):
         count = 0
         while self.left > 0 and (time.perf_counter() - start < budget or count < lines):
             self.left -= 1
-            text = segment(self.messages, self.left, diffs=self.diffs, asides=self.asides, marks=self.marks)
+            text = segment(self.messages, self.left, diffs=self.diffs, asides=self.asides, calls=self.calls)
             if not text.plain:
                 continue
             if text.plain.endswith("\n\n") and self._open:  # the block after it is whole
@@ -307,9 +333,11 @@ __all__ = [
     "SLICE_S",
     "TITLES",
     "CallAt",
+    "CallPlaces",
     "TranscriptScreen",
     "call_diffs",
     "call_marks",
+    "call_places",
     "segment",
     "title_for",
     "transcript_text",

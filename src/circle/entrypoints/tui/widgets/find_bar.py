@@ -7,14 +7,18 @@ Matching is by plain text, case-insensitive, in every leaf text widget of the co
 person's rows, notices, tool rows, the blocks of a Markdown answer). A widget's own content is
 put back when the bar closes, unless the widget drew something new meanwhile (a streamed answer
 keeps what it drew).
+
+A folded row (a tool's long output, see :class:`Folding`) is searched as it is unfolded: going to
+a match in what the fold hides unfolds the row. A new term folds again the rows the finder
+unfolded; closing the bar leaves them open, the view on the match.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, replace
+from typing import Protocol, runtime_checkable
 
 from rich.cells import cell_len
 from textual import events
@@ -22,6 +26,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.geometry import Offset, Region
 from textual.screen import Screen
 from textual.visual import VisualType
@@ -43,11 +48,43 @@ PARTLY = " in what is drawn · ctrl+o: all"
 PARTLY_SHORT = " · ctrl+o: all"
 
 
+@runtime_checkable
+class Folding(Protocol):
+    """A row that folds some of what it shows (a tool row): the finder looks in all of it."""
+
+    expanded: bool
+    """It is unfolded."""
+
+    def unfolded_text(self, leaf: Static) -> str | None:
+        """What ``leaf`` (the row or a part of it) shows once the row unfolds, as plain text;
+        None when it shows that already (or is not the part that folds)."""
+        ...
+
+    def toggle(self) -> None:
+        """Unfold the row (or fold it again)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Match:
     widget: Static
     start: int
     end: int
+    fold: Folding | None = None
+    """The row to unfold to show it: ``start`` and ``end`` are in the unfolded text."""
+
+
+def _same_start(one: str, other: str) -> int:
+    """How many characters ``one`` and ``other`` start with alike."""
+    differ = (index for index, (a, b) in enumerate(zip(one, other, strict=False)) if a != b)
+    return next(differ, min(len(one), len(other)))
+
+
+def _folding(widget: Static) -> Folding | None:
+    for holder in (widget, widget.parent):
+        if isinstance(holder, Folding):
+            return holder
+    return None
 
 
 @dataclass(slots=True)
@@ -68,6 +105,10 @@ class Finder:
         self.matches: list[Match] = []
         self.current = -1
         self._kept: dict[Static, _Kept] = {}
+        self._same: dict[Static, int] = {}
+        """A folded widget's text up to where the fold starts: its matches there show folded too."""
+        self._unfolded: list[Folding] = []
+        """The rows the finder unfolded for the current term."""
 
     def _leaves(self) -> list[Static]:
         return [w for w in self.root.query(Static) if not w.children and w.display]
@@ -81,12 +122,34 @@ class Finder:
         for widget in self._leaves():
             visual = widget.visual
             if isinstance(visual, Content):
-                self.matches += [Match(widget, m.start(), m.end()) for m in pattern.finditer(visual.plain)]
+                self.matches += self._found(pattern, widget, visual.plain)
         if self.matches:
             top = self.root.region.y
             below = (i for i, m in enumerate(self.matches) if m.widget.region.y >= top)
             self.current = next(below, len(self.matches) - 1)
             self._draw()
+
+    def _found(self, pattern: re.Pattern[str], widget: Static, shown: str) -> list[Match]:
+        """The matches in ``widget``: in its unfolded text when that has more (the fold hides
+        some; a term in the fold's own words, ``… 48 more lines``, is found where it shows)."""
+        seen = [Match(widget, m.start(), m.end()) for m in pattern.finditer(shown)]
+        row = _folding(widget)
+        unfolded = row.unfolded_text(widget) if row is not None else None
+        if row is not None and unfolded is not None:
+            found = [Match(widget, m.start(), m.end(), row) for m in pattern.finditer(unfolded)]
+            if len(found) > len(seen):
+                self._same[widget] = _same_start(shown, unfolded)
+                return found
+        return seen
+
+    def _unfold(self, row: Folding) -> None:
+        """Unfold ``row`` to show a match: its matches are in the text it shows now."""
+        row.toggle()
+        self._unfolded.append(row)
+        for widget in {m.widget for m in self.matches if m.fold is row}:
+            self._kept.pop(widget, None)  # the row drew itself anew
+            self._same.pop(widget, None)
+        self.matches = [replace(m, fold=None) if m.fold is row else m for m in self.matches]
 
     def step(self, by: int) -> None:
         """To the next match (``by`` 1) or the previous one (-1), round the ends."""
@@ -95,9 +158,15 @@ class Finder:
             self._draw()
 
     def _draw(self) -> None:
+        current = self.matches[self.current]
+        unfolding = current.fold is not None
+        if current.fold is not None:
+            self._unfold(current.fold)
+            current = self.matches[self.current]
         by_widget: dict[Static, list[int]] = {}
         for index, match in enumerate(self.matches):
-            by_widget.setdefault(match.widget, []).append(index)
+            if match.fold is None or match.end <= self._same.get(match.widget, 0):  # shows folded
+                by_widget.setdefault(match.widget, []).append(index)
         for widget, indexes in by_widget.items():
             kept = self._kept.get(widget)
             base = kept.base if kept is not None else widget.visual
@@ -111,15 +180,23 @@ class Finder:
             own = kept.own if kept is not None else widget.content
             self._kept[widget] = _Kept(own, base, shown)
             widget.update(shown, layout=False)
-        current = self.matches[self.current]
-        scroll_to_line(current.widget, line_of(current.widget, current.start))
+        line = line_of(current.widget, current.start)
+        if unfolding:  # its new lines are laid out first
+            current.widget.call_after_refresh(scroll_to_line, current.widget, line)
+        else:
+            scroll_to_line(current.widget, line)
 
-    def clear(self) -> None:
-        """Put every widget's own content back (unless it drew something new since)."""
+    def clear(self, *, fold_back: bool = True) -> None:
+        """Put every widget's own content back (unless it drew something new since), and fold
+        again the rows unfolded to show a match (``fold_back``: the bar leaves them open)."""
         for widget, kept in self._kept.items():
             if widget.is_attached and widget.content is kept.shown:
                 widget.update(kept.own, layout=False)
-        self._kept = {}
+        if fold_back:
+            for row in self._unfolded:
+                if row.expanded:
+                    row.toggle()
+        self._kept, self._same, self._unfolded = {}, {}, []
         self.matches = []
         self.current = -1
 
@@ -185,7 +262,22 @@ class _Field(Input):
             event.prevent_default()
             bar.action_close()
             return
+        if await self._run_binding(event.key, bar):
+            event.stop()
+            event.prevent_default()
+            return
         await super()._on_key(event)
+
+    async def _run_binding(self, key: str, bar: DOMNode | None) -> bool:
+        """Run the field's binding of ``key`` (backspace, the arrows, ctrl+w), or the bar's (↑,
+        ↓), now: Textual runs them once the key has bubbled back up to the app, after the keys
+        behind it in the same burst were typed (backspace ×3 then '108', read together, typed
+        '108' and then deleted it)."""
+        for owner in (self, bar) if bar is not None else (self,):
+            for binding in owner._bindings.key_to_bindings.get(key, ()):
+                if not binding.priority and await self.app.run_action(binding.action, owner):
+                    return True
+        return False
 
 
 class FindBar(Horizontal):
@@ -295,7 +387,7 @@ class FindBar(Horizontal):
         self._show_count()
 
     def action_close(self) -> None:
-        self.finder.clear()
+        self.finder.clear(fold_back=False)
         self.display = False
         if self._back_to is not None and self._back_to.is_attached:
             self.screen.set_focus(self._back_to)
@@ -307,4 +399,4 @@ def open_find_bar(screen: Screen[object]) -> None:
         bar.open()
 
 
-__all__ = ["FindBar", "Finder", "Match", "open_find_bar"]
+__all__ = ["FindBar", "Finder", "Folding", "Match", "open_find_bar"]

@@ -155,6 +155,8 @@ class ToolRow(Vertical, can_focus=True):
         self.expanded = False
         self.folds = False
         """Its output is longer than the folded row shows (a click unfolds it)."""
+        self._unfolded: tuple[tuple[str, str | None, bool], str] | None = None
+        """What it ended with, and the plain text it shows unfolded (see :meth:`unfolded_text`)."""
         if self.diff:
             self.body.update(diff_text(self.diff))
 
@@ -180,7 +182,7 @@ class ToolRow(Vertical, can_focus=True):
         if self.result is not None or not partial:  # nothing written yet
             return
         lines = self._output(partial.rstrip("\n")).split("\n", allow_blank=True)
-        text = self._command()
+        text = self._command(expanded=self.expanded)
         if len(lines) > LIVE_LINES:
             above = len(lines) - LIVE_LINES
             text.append(f"… {above} line{'' if above == 1 else 's'} above\n", style="dim")
@@ -225,7 +227,7 @@ class ToolRow(Vertical, can_focus=True):
         shown = self.body.content
         stopped = shown.copy() if isinstance(shown, Text) else Text(str(shown or ""))
         if not stopped.plain:
-            stopped = self._command()
+            stopped = self._command(expanded=self.expanded)
             stopped.rstrip()
         stopped.append(("\n" if stopped.plain else "") + "stopped before it finished", style="dim")
         self.body.update(stopped)
@@ -247,14 +249,12 @@ class ToolRow(Vertical, can_focus=True):
             event.stop()
             self.toggle()
 
-    def _command(self) -> Text:
+    def _command(self, *, expanded: bool) -> Text:
         """The command of an execute call, on its own lines, folded as its output is (empty for
         other tools)."""
         text = Text()
         if self.tool_name == "execute" and isinstance(command := self.args.get("command"), str):
-            text.append_text(
-                command_text(command, lines=None if self.expanded else COMMAND_LINES, note=False)
-            )
+            text.append_text(command_text(command, lines=None if expanded else COMMAND_LINES, note=False))
             text.append("\n")
         return text
 
@@ -265,20 +265,34 @@ class ToolRow(Vertical, can_focus=True):
         )
 
     def _draw_end(self) -> None:
+        text, self.folds = self._end_text(expanded=self.expanded)
+        self.body.update(text)
+
+    def unfolded_text(self, leaf: Static) -> str | None:
+        """What ``leaf``, its body, shows once the row unfolds, as plain text (None while it runs,
+        when all of it shows already, or for its title): the find bar looks for its term in it."""
+        if leaf is not self.body or self.result is None or not self.folds or self.expanded:
+            return None
+        drawn = (self.result, self.diff, self.is_error)
+        if self._unfolded is None or self._unfolded[0] != drawn:  # worked out once per ending
+            self._unfolded = (drawn, self._end_text(expanded=True)[0].plain)
+        return self._unfolded[1]
+
+    def _end_text(self, *, expanded: bool) -> tuple[Text, bool]:
+        """The ended call's body, folded or not, and whether it folds."""
         result, is_error = self.result or "", self.is_error
         if self.tool_name in FILE_TOOLS and self.diff is not None and not is_error:
-            body = diff_text(self.diff, lines=None if self.expanded else DIFF_LINES)
-            self.folds = len(self.diff.splitlines()) > DIFF_LINES
+            body = diff_text(self.diff, lines=None if expanded else DIFF_LINES)
+            folds = len(self.diff.splitlines()) > DIFF_LINES
             body.append("\n" + escape_for_display(result.strip()), style="dim")
-            self.body.update(self._hinted(body))
-            return
-        output, status = split_status(result.strip()) if self.tool_name == "execute" else (result, None)
+            return self._hinted(body, folds=folds, expanded=expanded), folds
+        output, status = split_status(trimmed(result)) if self.tool_name == "execute" else (result, None)
         if self.tool_name == WRITE_TODOS and not is_error:
             output = todo_marks(output)
-        whole = self._output(output.strip())
-        shown, more = (whole, 0) if self.expanded else clip_text(whole, OUTPUT_LINES)
-        self.folds = self.expanded or more > 0 or self._command_folds()
-        text = self._command()
+        whole = self._output(trimmed(output))
+        shown, more = (whole, 0) if expanded else clip_text(whole, OUTPUT_LINES)
+        folds = expanded or more > 0 or self._command_folds()
+        text = self._command(expanded=expanded)
         style = "red" if is_error else ""
         if style:
             shown = shown.copy()
@@ -288,12 +302,22 @@ class ToolRow(Vertical, can_focus=True):
             text.append("\n" + more_shown(more), style="dim")
         if status is not None:
             text.append("\n" + status, style=style)
-        self.body.update(self._hinted(text))
+        return self._hinted(text, folds=folds, expanded=expanded), folds
 
-    def _hinted(self, text: Text) -> Text:
-        if self.folds:
-            text.append(f"\n[{FOLD if self.expanded else UNFOLD}]", style="dim italic")
+    @staticmethod
+    def _hinted(text: Text, *, folds: bool, expanded: bool) -> Text:
+        if folds:
+            text.append(f"\n[{FOLD if expanded else UNFOLD}]", style="dim italic")
         return text
+
+
+_BLANK_START = re.compile(r"\A(?:[ \t\r]*\n)+")
+
+
+def trimmed(output: str) -> str:
+    """``output`` without the blank lines it starts and the blank space it ends with: its first
+    line keeps its indentation (``     1\tline 1`` stays in line with the lines under it)."""
+    return _BLANK_START.sub("", output.rstrip())
 
 
 _PERSON_MARKS = {f"{mark} ": f"{TODO_MARKS[status]} " for status, mark in MARKS.items()}
@@ -315,4 +339,5 @@ __all__ = [
     "command_folds",
     "command_text",
     "diff_text",
+    "trimmed",
 ]
