@@ -1,10 +1,12 @@
 """A new session's welcome lists what Circle found for the folder: the instruction files it reads,
-the skills, and the folder's latest sessions with when each was last used."""
+the skills, the custom commands, and the folder's latest sessions with when each was last used."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+
+import pytest
 
 from circle.domain.messages import Message
 from circle.entrypoints.tui.app import CircleApp
@@ -59,3 +61,40 @@ async def test_the_welcome_says_when_instruction_files_are_not_read(
         await welcome.fill(app.host)
         await until(pilot, lambda: "none read (--no-context-files)" in welcome_text(app))
         assert "AGENTS.md" not in welcome_text(app)
+
+
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (50, 16)])
+async def test_the_welcome_lists_the_custom_commands_found_at_80_and_50_columns(
+    make_app: Callable[..., CircleApp], backend: FakeBackend, width: int, height: int
+) -> None:
+    backend.files.put(f"{WORKSPACE}/.circle/commands/review.md", "Review the change: $ARGUMENTS\n")
+    backend.files.put(f"{WORKSPACE}/.circle/commands/fix-tests.md", "Fix the failing tests.\n")
+    backend.files.put(f"{WORKSPACE}/.circle/commands/notes.txt", "not a command\n")
+    app = make_app()
+    async with app.run_test(size=(width, height)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        await until(pilot, lambda: "Commands" in welcome_text(app))
+        lines = welcome_text(app).splitlines()
+        row = next(index for index, line in enumerate(lines) if line.startswith("Commands"))
+        assert lines[row] == "Commands".ljust(14) + "/fix-tests, /review", lines
+        under = []
+        for line in lines[row + 1 :]:
+            if line[:14].strip():
+                break
+            under.append(line[14:])
+        assert " ".join(under) == "from .circle/commands: this version does not run them yet"
+        assert all(len(line) <= width - 2 for line in lines[row:]), lines  # within the padding
+        assert "notes" not in welcome_text(app)
+        shown = screen_lines(app)
+        assert any(line.strip().startswith("Commands") and "/review" in line for line in shown)
+
+
+async def test_the_welcome_has_no_commands_row_when_there_are_none(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.files.put(f"{WORKSPACE}/.circle/skills/deploy/SKILL.md", SKILL)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        await until(pilot, lambda: "Skills" in welcome_text(app))
+        assert "Commands" not in welcome_text(app)

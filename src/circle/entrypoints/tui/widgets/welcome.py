@@ -1,6 +1,7 @@
 """The welcome a new session opens with: where Circle works and how to begin, then what it found
-for this folder (the instruction files it reads, the skills the model may use) and the folder's
-latest sessions, each with when it was last used.
+for this folder (the instruction files it reads, the skills the model may use, the custom
+commands in ``.circle/commands``) and the folder's latest sessions, each with when it was last
+used. No row shows for what was not found.
 
 The first line shows at once; the rest is looked up in a worker and added when known, so the
 screen never waits for the disk.
@@ -16,6 +17,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
+from circle.application.context.commands import find_commands
 from circle.application.context.system_prompt import instruction_files
 from circle.domain.display import escape_for_display, one_line
 from circle.domain.errors import CircleError
@@ -29,6 +31,9 @@ MIN_ROOM = 12
 """Columns beside the labels kept for their lines however narrow the view (they wrap beyond it)."""
 TITLE_ROOM = 24
 """Columns a session's when and title keep before its message count gives way to them."""
+RECENT_NOTE = "/resume picks one of them"
+COMMANDS_NOTE = "from .circle/commands: this version does not run them yet"
+"""Under the custom commands' names: typing one says it is an unknown command."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,22 +45,26 @@ class Found:
     instructions_off: bool = False
     """``--no-context-files``: none are read."""
     skills: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+    """The custom commands' names (``review`` for ``.circle/commands/review.md``)."""
     recent: tuple[str, ...] = ()
     """The latest sessions of the folder, one line each."""
 
 
 async def look_around(host: Host, *, now: float) -> Found:
-    """The instruction files, skills and latest sessions of the host's folder."""
+    """The instruction files, skills, custom commands and latest sessions of the host's folder."""
     runtime = host.runtime
     home = runtime.options.home if runtime.options.home.startswith("/") else None
     off = not runtime.options.prompt.context_files
     read = [] if off else await instruction_files(runtime.ports.files, host.workspace, home)
     skills = [name for name, _ in await host.skills()]
+    commands = await find_commands(runtime.ports.files, workspace=host.workspace, home=home)
     sessions = [s for s in await host.sessions() if s.id != host.session.session_id and s.message_count]
     return Found(
         instructions=tuple(label for label, _ in read),
         instructions_off=off,
         skills=tuple(skills),
+        commands=tuple(command.name for command in commands),
         recent=tuple(session_label(s, now=now) for s in sessions[:RECENT]),
     )
 
@@ -121,14 +130,17 @@ class Welcome(Static):
             rows.append(("Instructions", [", ".join(found.instructions)], False))
         if found.skills:
             rows.append(("Skills", [one_line(", ".join(found.skills), 200)], False))
+        if found.commands:
+            names = one_line(", ".join("/" + name for name in found.commands), 200)
+            rows.append(("Commands", [names, COMMANDS_NOTE], False))
         if found.recent:
-            rows.append(("Recent", [*found.recent, "/resume picks one of them"], True))
+            rows.append(("Recent", [*found.recent, RECENT_NOTE], True))
         if rows:
             text.append("\n")
         room = None if self.columns is None else max(self.columns - LABEL_WIDTH, MIN_ROOM)
         for label, lines, cut in rows:
             for index, line in enumerate(lines):
-                style = "dim" if line.startswith("/resume") else ""
+                style = "dim" if line in (RECENT_NOTE, COMMANDS_NOTE) else ""
                 for part, shown in enumerate(_laid_out(line, room, cut=cut)):
                     head = label if index == 0 and part == 0 else ""
                     text.append("\n" + head.ljust(LABEL_WIDTH), style="bold")
