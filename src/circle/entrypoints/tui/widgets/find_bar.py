@@ -41,6 +41,8 @@ KEYS = "enter next · shift+enter/↑ previous · esc close"
 SHORTER_KEYS = ("enter next · ↑ previous · esc close", "enter · ↑ · esc", "esc")
 """The keys line where the whole one would squeeze the query field, longest first (none at all
 where even the last would)."""
+PLACEHOLDERS = ("find in the conversation", "find")
+"""The empty field's hint, the longest that fits whole (at 80 columns it read 'find in the')."""
 FIELD_ROOM = 20
 """The columns the query field keeps (its padding in them) before the keys line shows."""
 PARTLY = " in what is drawn · ctrl+o: all"
@@ -321,7 +323,7 @@ class FindBar(Horizontal):
         self.rest = rest
         """Draws what ``root`` has not drawn yet (a resumed session's earlier messages), and tells
         whether all is drawn: a search covers what is drawn."""
-        self.field = _Field(placeholder="find in the conversation", id="find-input")
+        self.field = _Field(placeholder=PLACEHOLDERS[0], id="find-input")
         self.count = Static("", id="find-count", markup=False)
         self.keys = Static(KEYS, id="find-keys", markup=False)
         self._back_to: Widget | None = None
@@ -348,6 +350,10 @@ class FindBar(Horizontal):
         if str(self.keys.content) != keys:
             self.keys.update(keys)
         self.keys.display = bool(keys)
+        field = width - (cell_len(keys) if keys else 0) - max(10, cell_len(count) + 2) - 2  # its padding
+        placeholder = next((form for form in PLACEHOLDERS if cell_len(form) <= field), PLACEHOLDERS[-1])
+        if self.field.placeholder != placeholder:
+            self.field.placeholder = placeholder
 
     def open(self) -> None:
         """Show the bar with the focus in it (the term found before is found again)."""
