@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -12,6 +13,7 @@ from circle.domain.display import escape_for_display, one_line
 from circle.domain.messages import Message
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui.screens.picker import TextScreen
+from circle.entrypoints.tui.widgets.stale_keys import TakesTyping
 from circle.entrypoints.tui.widgets.status import StripItem
 
 EVERY_S = 0.5
@@ -41,9 +43,25 @@ class LiveRecord(TextScreen):
     def __init__(self, title: str, text: str, *, read: Callable[[], Awaitable[str]]) -> None:
         super().__init__(title, text)
         self.read = read
+        self.closing = False
+        """A key typed here closed it: the keys read until it goes follow that one."""
 
     def on_mount(self) -> None:
         self.set_interval(EVERY_S, self.reread)
+
+    def take_typed(self, event: events.Key) -> bool:
+        """A printable key typed here (q too) closes the record and goes into the input box below,
+        as the app reads it, so the keys read behind it follow it there: typed here, they were
+        lost (nothing showed, and the box was empty after esc)."""
+        below = next(
+            (s for s in reversed(self.app.screen_stack) if s is not self and isinstance(s, TakesTyping)), None
+        )
+        if below is None or not below.take_typed(event):
+            return False
+        if self.app.screen is self and not self.closing:
+            self.closing = True
+            self.dismiss(None)
+        return True
 
     async def reread(self) -> None:
         text = await self.read()
