@@ -109,6 +109,15 @@ class Composer(TextArea):
         """The person typed within the last moments and has text in the box."""
         return bool(self.text.strip()) and self.clock() - self.last_typed < TYPING_PAUSE_S
 
+    @property
+    def _draw_cursor(self) -> bool:
+        """Shown above a card, with words in it, the box draws its cursor (steady) while the card
+        keeps the focus: Textual draws it only in a focused box, so the person could not see where
+        the editing keys (left, right, home, end) put their next word."""
+        if self.beside_card and self.display and self.text:
+            return True
+        return bool(super()._draw_cursor)
+
     def set_text(self, text: str) -> None:
         self.text = text
         last = self.document.line_count - 1
