@@ -90,7 +90,8 @@ async def test_the_keys_line_gives_the_cards_keys_again_once_the_box_goes(
 async def test_words_typed_before_the_card_are_told_in_its_keys_line(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    """The box above a card that came while words waited in it says where typing goes too."""
+    """The box above a card that came while words waited in it (it shows once the typing
+    paused): the keys line gives the card's keys, which answer it, and says enter sends the words."""
     from .test_card_keys_safety import Held
 
     model = Held([answer("", Call("execute", {"command": "touch x"})), answer("Done.")])
@@ -107,4 +108,5 @@ async def test_words_typed_before_the_card_are_told_in_its_keys_line(
         screen.composer.last_typed = float("-inf")  # the person stopped typing: the card shows
         await card_ready(pilot, screen, ApprovalCard)
         await pilot.pause(0.2)
-        assert keys_row(screen_lines(app)).strip().startswith("what you type goes to the box")
+        row = keys_row(screen_lines(app)).strip()
+        assert row.startswith("enter sends") and "1 once · 2 session · n deny · esc stop" in row

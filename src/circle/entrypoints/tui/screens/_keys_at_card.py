@@ -20,11 +20,16 @@ from circle.entrypoints.tui.widgets.cards import ApprovalCard, Card, QuestionCar
 from circle.entrypoints.tui.widgets.composer import TYPING_PAUSE_S
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from circle.entrypoints.tui.screens.main import MainScreen
 
 LETTER_WAIT_S = 0.3
 """Seconds a card's key (y, 2, n) waits before it acts: a printable key read within them makes
 both the input box's, so "yes, but…" or "no wait" typed at a card answers nothing."""
+WORDS_LETTER_WAIT_S = 0.8
+"""``LETTER_WAIT_S`` while the input box shows words above the card (the typing of them paused):
+a number typed on among them after a thinking pause ('yes do it', '2', ' more') is a word."""
 ENTER_QUIET_S = 3.0
 """Seconds after a key typed at a card went to the input box during which enter is not the card's:
 the enter that sent the words, pressed again, allowed the command (its choice was Allow once)."""
@@ -51,8 +56,14 @@ class KeysAtCard:
         when the last key read was not one: an enter that sent, an arrow, a key for a card)."""
         self.drafted_at = float("-inf")
         """When the last key typed at a card went to the input box, in the keys' seconds."""
-        self.drafted_for: Card | None = None
-        """The card the last key typed at a card went to the input box at."""
+        self.drafted_key: str | None = None
+        """That key (``paste`` for a paste): an enter, or a backspace, that emptied the box keeps
+        the card's keys the box's a moment longer; ctrl+u (or ctrl+c) gives them back at once."""
+        self.cleared_at = float("-inf")
+        """When the words above a card were let go of with ctrl+u (or ctrl+c): the enter right
+        after is not the card's, as after the enter that sent them (its keys are at once)."""
+        self.pause_timer: Timer | None = None
+        """Tells the card's keys line once the typing of the words above it has paused."""
         self.letter: tuple[Card, events.Key] | None = None
         """A card's key read alone, waiting ``LETTER_WAIT_S`` to act (see :meth:`read`)."""
         self.escaped: Card | None = None
@@ -61,13 +72,16 @@ class KeysAtCard:
     def read(self, event: events.Key) -> bool:
         """A key read while a card is up but not yet ready for keys (on screen less than
         ``cards.READY_S``: nobody has read it), or in a run of typing (read within ``BURST_GAP_S``
-        of the key before, or while the input box holds words typed at this card a moment ago), is
+        of the key before, or within ``TYPING_PAUSE_S`` of a key that went to the input box), is
         not the card's when it could answer it or move its choice: text, backspace and enter go to
         the input box (shown above the card), in the order typed (the enter sends the words, as it
         would have with no card), ↑ and ↓ go nowhere (once the typing paused they move the card's
-        choice, words in the box or not). On an approval card a printable key it does not bind
-        begins such a run (the person types what to do instead), and a key it binds waits
-        ``LETTER_WAIT_S`` first: a printable key read then makes both the box's. The editing keys
+        choice, words in the box or not, and its own keys answer it: the keys line says which).
+        Enter and backspace stay the box's while it shows words. On an approval card a printable
+        key it does not bind begins such a run (the person types what to do instead), and a key it
+        binds waits ``LETTER_WAIT_S`` first (``WORDS_LETTER_WAIT_S`` with words shown above): a
+        printable key read then makes both the box's. Once ctrl+u let go of the words, the card's
+        keys are its own at once (:meth:`box_emptied`). The editing keys
         (:data:`EDITING_KEYS`: the arrows left and right, home, end, delete, ctrl+a/e/w/k/u) edit
         the words shown above the card, as they do with no card. Other keys act as ever: esc still
         denies and stops the turn, ctrl+c still interrupts. True when the card did not get the key."""
@@ -84,8 +98,9 @@ class KeysAtCard:
             return False
         if event.key in EDITING_KEYS and self._box_shows_words():  # they edit them, as with no card
             self.typed_at = self.drafted_at = now  # an enter right after it answers nothing
-            self.drafted_for = card
+            self.drafted_key = event.key
             self.screen.composer.post_message(events.Key(event.key, event.character))
+            self._typing(card)
             return True
         typed = event.is_printable or event.key in ("enter", "backspace")
         if not typed and event.key not in ("up", "down"):
@@ -96,19 +111,19 @@ class KeysAtCard:
         run = self.typed_at is not None and now - self.typed_at < BURST_GAP_S
         box = self.screen.composer
         words = bool(box.text.strip())
-        # words typed at this card make every key the box's, and so does a key that went to the
-        # box a moment ago (the enter that sent them, a backspace that emptied it): a second
-        # enter, or a number typed on, never answers the card
-        held = words and self.drafted_for is card and event.key not in ("up", "down")  # ↑↓ move its choice
-        run = run or held or now - self.drafted_at < TYPING_PAUSE_S
+        # a key that went to the box a moment ago (a word, the enter that sent them, a backspace
+        # that emptied it) makes the next the box's too: a second enter, or a number typed on,
+        # never answers the card; once the typing paused, its own keys answer it, words or not
+        run = run or now - self.drafted_at < TYPING_PAUSE_S
         if words and event.key in ("enter", "backspace"):
             run = True  # the words shown above the card (typed before it too): enter sends them
-        if event.key == "enter" and now - self.drafted_at < ENTER_QUIET_S:
+        if event.key == "enter" and now - max(self.drafted_at, self.cleared_at) < ENTER_QUIET_S:
             run = True  # an enter pressed again after the one that sent the words: not an answer
         ready = card.ready(now)
         if not run and ready and event.is_printable and _answers(card, event.key):
             self.letter = (card, event)  # alone, it is the card's; read with more, a word's
-            self.screen.set_timer(LETTER_WAIT_S, partial(self.screen.app.call_later, self._letter_due, event))
+            wait = WORDS_LETTER_WAIT_S if words else LETTER_WAIT_S
+            self.screen.set_timer(wait, partial(self.screen.app.call_later, self._letter_due, event))
             return True
         if isinstance(card, QuestionCard) and not run and ready:
             return False  # its own input takes the words typed at it
@@ -133,14 +148,41 @@ class KeysAtCard:
         self.typed_at = now
         if event.key in ("up", "down"):
             return
-        self.drafted_at, self.drafted_for = now, card
+        self.drafted_at, self.drafted_key = now, event.key
         if not self.screen.composer.display and event.key not in ("enter", "backspace"):
             self.screen.composer.beside_card = True
             self.screen.composer.display = True
             self.screen.call_after_refresh(fit_card, card)
         self.screen.composer.post_message(events.Key(event.key, event.character))
         if self.screen.composer.display:  # its keys line says where the keys go: else they seem lost
-            card.words_above(True)
+            self._typing(card)
+
+    def _typing(self, card: Card) -> None:
+        """Keys typed at ``card`` go to the input box: its keys line says so until the typing has
+        paused ``TYPING_PAUSE_S``, then gives the card's keys (they answer it again)."""
+        card.words_above(True, typing=True)
+        if self.pause_timer is not None:
+            self.pause_timer.stop()
+        self.pause_timer = self.screen.set_timer(TYPING_PAUSE_S, partial(self._paused, card))
+
+    def _paused(self, card: Card) -> None:
+        """The typing at ``card`` paused: its keys line gives its own keys, the words kept."""
+        self.pause_timer = None
+        if card is self.screen.card and not card.answered and card.beside_words:
+            card.words_above(True, typing=False)
+
+    def box_emptied(self) -> None:
+        """The words shown above the card are gone (the box goes). Let go of with ctrl+u (or
+        ctrl+c), the card's keys are its own at once: a digit typed 0.5 s later came back in the
+        box as its only word, and the enter after it sent it to the model; emptied by enter or
+        backspace, the keys typed on a moment longer are still the box's."""
+        if self.pause_timer is not None:
+            self.pause_timer.stop()
+            self.pause_timer = None
+        if self.drafted_key not in ("enter", "backspace"):
+            self.cleared_at = max(self.drafted_at, _time.get_time())
+            self.drafted_at = float("-inf")
+            self.typed_at = None
 
     def _after_letter(self, card: Card, event: events.Key) -> bool:
         """A key read while a card's letter waits (see :meth:`read`): printable, or backspace,
@@ -182,13 +224,13 @@ class KeysAtCard:
             self.letter = None
             now = _time.get_time()
             self.typed_at = self.drafted_at = now
-            self.drafted_for = card
+            self.drafted_key = "paste"
             if not self.screen.composer.display:
                 self.screen.composer.beside_card = True
                 self.screen.composer.display = True
                 self.screen.call_after_refresh(fit_card, card)
             self.screen.composer.post_message(events.Paste(event.text))
-            card.words_above(True)
+            self._typing(card)
 
 
 def _answers(card: Card, key: str) -> bool:
@@ -219,4 +261,11 @@ def _type_into(card: QuestionCard, *keys: events.Key) -> None:
             card.typed.insert_text_at_cursor(key.character)
 
 
-__all__ = ["BURST_GAP_S", "EDITING_KEYS", "ENTER_QUIET_S", "LETTER_WAIT_S", "KeysAtCard"]
+__all__ = [
+    "BURST_GAP_S",
+    "EDITING_KEYS",
+    "ENTER_QUIET_S",
+    "LETTER_WAIT_S",
+    "WORDS_LETTER_WAIT_S",
+    "KeysAtCard",
+]

@@ -3,7 +3,7 @@ in its frame), the footer and the strip. It routes messages; the work is the hos
 
 Which of the keys read while a card is up are the card's and which the input box's is decided in
 :mod:`._keys_at_card` (:meth:`MainScreen.key_read` asks it), the slash commands in :mod:`._commands`.
-Over 600 lines (some 630): the agent's events, the turn's worker with the messages sent while it
+Over 600 lines (some 640): the agent's events, the turn's worker with the messages sent while it
 starts or stops, the person's ``!commands`` and ctrl+c share the screen's state (the turn, the busy
 line, the footer); the turn's worker is the next to move out."""
 
@@ -447,7 +447,7 @@ class MainScreen(ViewKeys):
         self.card = card_for(pending)
         if self.composer.text.strip():  # words typed before it stay in sight, and the box's
             self.composer.beside_card = True
-            self.card.words_above(True)
+            self.card.words_above(True, typing=False)  # it shows once the typing paused: its keys act
             self.call_after_refresh(fit_card, self.card)
         else:
             self.composer.display = False
@@ -496,6 +496,7 @@ class MainScreen(ViewKeys):
         if event.text_area is box and up and card is not None and box.beside_card and not box.text:
             box.display = False
             card.words_above(False)
+            self.at_card.box_emptied()
             self.call_after_refresh(fit_card, card)
 
     def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
@@ -588,6 +589,19 @@ class MainScreen(ViewKeys):
             self.conversation.notice("No command is being waited on that can move to the background.")
 
     def action_interrupt(self) -> None:
+        """ctrl+c, a priority binding run as it is read: it decides once the keys read before it
+        have reached the input box (queued behind them where the focus is, then at the box). Run
+        at once, 'hello world' and ctrl+c sent in one read found the box empty and armed leaving,
+        the words left in it; 'more' and ctrl+c during a turn stopped the turn, 'more' left."""
+        focused = self.focused
+        if focused is None or focused is self.composer:
+            self.composer.call_later(self._interrupt)
+        else:
+            focused.call_later(self.composer.call_later, self._interrupt)
+
+    def _interrupt(self) -> None:
+        """ctrl+c, after the keys read before it: the selection copied, else the box's words let
+        go, else what runs stopped, else leaving armed (or, armed, Circle left)."""
         now = self.clock()
         if self.get_selected_text():  # text selected: ctrl+c copies it (again) and lets it go
             from circle.entrypoints.tui._clipboard import copy_selection

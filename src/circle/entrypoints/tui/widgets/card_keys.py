@@ -77,6 +77,17 @@ def typing_keys(esc: str) -> tuple[str, ...]:
     )
 
 
+def paused_keys(keys: str | Sequence[str]) -> tuple[str, ...]:
+    """What a card's keys line says, longest first, once the typing of the words shown in the
+    input box above it has paused: the card's own keys (``keys``, its wordings) answer it again,
+    and enter sends the words (it picks nothing while they show); its shorter word for that comes
+    before the card's next shorter wording: a key left out costs more than the words."""
+    wordings = (keys,) if isinstance(keys, str) else tuple(keys)
+    bare = [said.replace("↑↓ enter picks", "↑↓ picks").replace("↑↓ enter", "↑↓") for said in wordings]
+    longer = ((f"enter sends the words · {said}", f"enter sends · {said}") for said in bare)
+    return tuple(dict.fromkeys(said for pair in longer for said in pair))
+
+
 def pick(wordings: Sequence[str], width: int) -> str:
     """The first of ``wordings`` that fits ``width`` cells, else the last."""
     return next((said for said in wordings if cell_len(said) <= width), wordings[-1])
@@ -100,4 +111,4 @@ class KeysLine:
         return Measurement(min(cell_len(said) for said in self.wordings), cell_len(self.wordings[0]))
 
 
-__all__ = ["APPROVAL_KEYS", "SECRET_KEYS", "KeysLine", "pick", "question_keys", "typing_keys"]
+__all__ = ["APPROVAL_KEYS", "SECRET_KEYS", "KeysLine", "paused_keys", "pick", "question_keys", "typing_keys"]

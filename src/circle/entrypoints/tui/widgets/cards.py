@@ -20,6 +20,7 @@ from circle.entrypoints.tui.widgets.card_keys import (
     APPROVAL_KEYS,
     SECRET_KEYS,
     KeysLine,
+    paused_keys,
     question_keys,
     typing_keys,
 )
@@ -77,7 +78,9 @@ class Card(Vertical, can_focus=True):
         self.shown_at: float | None = None
         """When the card was first drawn on the screen, in the keys' seconds (None until then)."""
         self.beside_words = False
-        """The input box above shows words typed: the keys line says typing goes there."""
+        """The input box above shows words typed: the keys line says so."""
+        self.typing_words = False
+        """They are being typed (the keys typed go there): the keys line says typing goes there."""
         self.keys_line = Static("", classes="card-keys")
 
     def body(self) -> ComposeResult:
@@ -89,15 +92,23 @@ class Card(Vertical, can_focus=True):
         yield self.option_lines
         yield self.keys_line
 
-    def words_above(self, shown: bool) -> None:
-        """The input box above the card shows words typed (``shown``), or no longer does: the keys
-        line says where typing goes (enter sends it, the card waits), else the card's keys."""
-        if shown != self.beside_words:
-            self.beside_words = shown
+    def words_above(self, shown: bool, *, typing: bool = True) -> None:
+        """The input box above the card shows words typed (``shown``), or no longer does: while
+        they are being ``typing``, the keys line says where typing goes (enter sends it, the card
+        waits); once the typing paused, the card's keys (enter sends the words); else the card's
+        keys. A card with no options to pick keeps saying where typing goes."""
+        typing = shown and (typing or not self.options)
+        if (shown, typing) != (self.beside_words, self.typing_words):
+            self.beside_words, self.typing_words = shown, typing
             self._show_keys()
 
     def _show_keys(self) -> None:
-        said = typing_keys(self.esc_said) if self.beside_words else self.keys
+        if not self.beside_words:
+            said: str | tuple[str, ...] = self.keys
+        elif self.typing_words:
+            said = typing_keys(self.esc_said)
+        else:
+            said = paused_keys(self.keys)
         self.keys_line.update(KeysLine(said))
 
     def on_mount(self) -> None:
