@@ -129,3 +129,26 @@ async def test_backspaces_and_letters_typed_in_one_burst_edit_the_find_field_in_
         app.post_message(events.Key("9", "9"))
         await until(pilot, lambda: bar.field.value == "109")
         assert screen.composer.text == ""
+
+
+async def test_ctrl_f_finds_in_a_bang_commands_folded_output(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """A !command's row folds its output too; the find bar looked only at what it showed."""
+    from circle.entrypoints.tui.widgets.shell_row import ShellRow
+
+    backend.processes = FakeProcessRunner({"seq 100 160": ProcessResult(exit_code=0, output=SEQ)})
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "!seq 100 160")
+        await until(pilot, lambda: bool(screen.conversation.query(ShellRow)))
+        row = screen.conversation.query_one(ShellRow)
+        await until(pilot, lambda: row.folds)
+        assert "150" not in str(row.render())
+        bar = screen.query_one(FindBar)
+        await pilot.press("ctrl+f", *"150")
+        await until(pilot, lambda: str(bar.count.content) == "1 of 1")
+        assert row.expanded
+        await until(pilot, lambda: any(line.strip().startswith("150") for line in screen_lines(app)))

@@ -56,6 +56,17 @@ class ShellRow(Static, can_focus=True):
             self.expanded = not self.expanded
             self.update(self._text())
 
+    def unfolded_text(self, leaf: Static) -> str | None:
+        """What the row shows once unfolded, as plain text (None when that shows already): the
+        find bar looks for its term in it (it looked only in the lines shown folded)."""
+        if leaf is not self or not self.folds or self.expanded:
+            return None
+        self.expanded = True
+        try:
+            return self._text().plain
+        finally:
+            self.expanded = False
+
     def on_click(self, event: events.Click) -> None:
         event.stop()
         self.toggle()
