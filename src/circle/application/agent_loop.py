@@ -29,7 +29,6 @@ from circle.domain.call_marks import outcome_of
 from circle.domain.catalog import ModelInfo, unknown_model
 from circle.domain.errors import CircleError, ContextOverflowError, TurnLimitError
 from circle.domain.messages import (
-    INTERRUPTED_RESULT,
     NOT_RUN_RESULT,
     STOPPED_RESULT,
     DocumentPart,
@@ -70,6 +69,7 @@ from .ports.model_catalog import ModelCatalog
 from .ports.model_client import ModelClient
 from .spending import CostMeter
 from .tools.base import ArgumentsChanged, Tool, ToolContext, ToolOutput, raise_if_changed
+from .unanswered import WatchedApprover, stopped_end
 
 log = logging.getLogger("circle.loop")
 CURRENT_CALL: ContextVar[str | None] = ContextVar("circle_tool_call", default=None)
@@ -190,6 +190,8 @@ class AgentLoop:
         self._sendable = Sendable()
         self._so_far: dict[str, str] = {}
         """The running calls' output so far by call id: a stopped call's result keeps it."""
+        self._waited: set[str] = set()
+        """The calls stopped while their approval waited for an answer: they never ran."""
         budget = RequestBudget.for_model(
             info.context_window,
             max_output=settings.max_output_tokens or info.max_output,
@@ -229,6 +231,7 @@ class AgentLoop:
         self._turn_start = len(conversation.messages)
         self._stopped = None
         self._so_far.clear()
+        self._waited.clear()
         self.window.start_turn(self._turn_start)
         try:
             if prompt is not None:  # typed before this prompt, in a turn that ended without reading them
@@ -385,14 +388,7 @@ class AgentLoop:
         try:
             output = await self._invoke(call, session_id, waits=waits)
         except asyncio.CancelledError:  # stopped: its end is told now, as its record will say it
-            ended = ToolExecutionEnded(
-                tool_call_id=call.id,
-                tool_name=call.name,
-                result=INTERRUPTED_RESULT,
-                is_error=True,
-                aborted=True,
-            )
-            self.events.emit(ended)
+            self.events.emit(stopped_end(call, waited=call.id in self._waited))
             raise
         finally:
             CURRENT_CALL.reset(token)
@@ -517,7 +513,8 @@ class AgentLoop:
         A deny stands in every mode; an ask goes to the person (or is refused where nobody can
         answer); an allow lets the call skip asking, but never past a deny rule or a refusal.
         """
-        context = self.context.for_call(call_arguments=arguments)
+        watched = WatchedApprover.around(self.context.approver, self._waited, CURRENT_CALL.get)
+        context = self.context.for_call(call_arguments=arguments, approver=watched)
         if self.hooks is None:
             return context
         verdict = await self.hooks.pre_tool(name, arguments, tool_use_id=call_id)
@@ -569,15 +566,17 @@ class AgentLoop:
 
     async def _record_interruption(self, conversation: Conversation) -> str:
         """Store what a stop left: the answer's text and thinking shown so far (its text returned:
-        the turn's answer), results for unanswered calls (a running command's with its output so far)."""
+        the turn's answer), results for unanswered calls (a running command's with its output so far;
+        one stopped while its approval waited says it was not run)."""
         partial, self._stopped = self._stopped, None
         if partial is not None:
             await conversation.append(partial, self.events)
         mask = self.context.secrets.mask
         outputs = {call: mask(output) for call, output in self._so_far.items()}
         self._so_far.clear()
-        for result in close_unanswered(conversation.messages, outputs=outputs):
+        for result in close_unanswered(conversation.messages, outputs=outputs, waiting=self._waited):
             await conversation.append(result, self.events)
+        self._waited.clear()
         return "" if partial is None else partial.text
 
     def _end(

@@ -95,7 +95,8 @@ class ToolExecutionEnded:
     """What a person reads in place of ``result`` (see :attr:`ToolResultPart.shown`)."""
     aborted: bool = False
     """The call was stopped before it finished (the turn was cancelled): its result says it was
-    interrupted and ``is_error`` is set, but nothing failed."""
+    interrupted and ``is_error`` is set, but nothing failed. A call stopped while its approval
+    waited for an answer never ran: it ends not ``aborted``, its result saying it was not run."""
 
 
 @dataclass(frozen=True, slots=True)

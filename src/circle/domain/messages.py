@@ -8,7 +8,7 @@ text, thinking and tool calls. Values are frozen; the store never rewrites a sto
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -242,6 +242,10 @@ INTERRUPTED = "Interrupted:"
 INTERRUPTED_RESULT = f"{INTERRUPTED} the tool call did not finish (Circle stopped before it had a result)."
 NOT_RUN_RESULT = "Not run: the answer that asked for this call was incomplete."
 STOPPED_RESULT = "Not run: the person stopped the turn before this call."
+UNANSWERED_RESULT = "Not run: the person stopped the turn while this call waited for their approval."
+"""The result of a call stopped while its approval waited for an answer: it never ran."""
+UNANSWERED_SHOWN = "not run: the turn stopped before you answered"
+"""What a person reads on that call's row."""
 
 
 def was_interrupted(result: ToolResultPart) -> bool:
@@ -276,13 +280,24 @@ def output_so_far(output: str, *, limit: int = PARTIAL_OUTPUT_CHARS) -> str:
 
 
 def close_unanswered(
-    messages: list[Message], *, text: str = INTERRUPTED_RESULT, outputs: Mapping[str, str] | None = None
+    messages: list[Message],
+    *,
+    text: str = INTERRUPTED_RESULT,
+    outputs: Mapping[str, str] | None = None,
+    waiting: Collection[str] = (),
 ) -> list[Message]:
     """Error results for every unanswered tool call, so the next request is valid everywhere;
     ``outputs``: a stopped call's output so far by its id, kept in its result (for the model) and
-    shown on its row."""
+    shown on its row; ``waiting``: the ids of calls stopped while their approval waited for an
+    answer, which never ran (:data:`UNANSWERED_RESULT`, shown as :data:`UNANSWERED_SHOWN`)."""
     closed = []
     for call in unanswered_tool_calls(messages):
+        if call.id in waiting:
+            result = Message.tool_result(
+                call_id=call.id, name=call.name, text=UNANSWERED_RESULT, is_error=True, shown=UNANSWERED_SHOWN
+            )
+            closed.append(result)
+            continue
         said = output_so_far((outputs or {}).get(call.id, ""))
         full = f"{text}\nIts output before it was stopped:\n{said}" if said else text
         shown = said or None
@@ -298,6 +313,8 @@ __all__ = [
     "NOT_RUN_RESULT",
     "PARTIAL_OUTPUT_CHARS",
     "STOPPED_RESULT",
+    "UNANSWERED_RESULT",
+    "UNANSWERED_SHOWN",
     "Aside",
     "DocumentPart",
     "ImagePart",

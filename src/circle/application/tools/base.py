@@ -163,6 +163,7 @@ class ToolContext:
         call_arguments: Mapping[str, JsonValue] | None = None,
         progress: Callable[[str], None] | None = None,
         hook_allowed: bool | None = None,
+        approver: Approver | None = None,
     ) -> ToolContext:
         """This context for one call: a shallow copy (as ``dataclasses.replace`` makes, its credential
         files made afresh) with the given fields changed; None leaves one as it is. Made without
@@ -176,6 +177,8 @@ class ToolContext:
             copy.progress = progress
         if hook_allowed is not None:
             copy.hook_allowed = hook_allowed
+        if approver is not None:
+            copy.approver = approver
         return copy
 
     async def approve_write(self, tool: str, resolved: str, summary: str) -> None:
