@@ -126,7 +126,9 @@ def stream(env: dict[str, str], work: Path, *, size: tuple[int, int], dump: str 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--base", default="/tmp/bytes-base", help="a worktree of the tree to compare with")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--size", default="140x45")

@@ -187,7 +187,9 @@ def table(rows: list[Row]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--pairs", type=int, default=10, help="interleaved pairs after a warm-up pair")
     parser.add_argument("--rounds", default="0,50", help="tool rounds per conversation, comma-separated")
     args = parser.parse_args()

@@ -68,7 +68,9 @@ async def _measure(workspace: Path, runs: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=200)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

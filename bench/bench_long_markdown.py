@@ -161,7 +161,9 @@ def streamed(env: dict[str, str], work: Path) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--base", type=Path, required=True, help="the tree to compare with (a worktree)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--turns", type=int, default=60)

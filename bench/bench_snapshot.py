@@ -44,7 +44,9 @@ def timed(snapshots: LocalWorkspaceSnapshots, root: str) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()

@@ -83,7 +83,9 @@ def open_time(env: dict[str, str], work: Path, session: str, last: str) -> float
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--turns", type=int, default=26)
     parser.add_argument("--base", type=Path, help="the tree to compare with (a worktree), in turn")

@@ -272,7 +272,9 @@ def usable_time(argv: list[str], *, env: dict[str, str], cwd: Path, shown: str) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--stream-s", type=float, default=12, help="seconds the long answer streams")
     parser.add_argument("--stream-kb", type=float, default=3.6, help="the long answer's size in KB")
