@@ -107,3 +107,16 @@ async def test_models_with_an_unknown_name_says_so_and_offers_close_ones(
         await until(pilot, lambda: "Model: model-b" in texts(screen))
         assert app.host.model == "model-b"
         assert any("model-b" in line for line in screen_lines(app))
+
+
+def test_the_titles_line_up_whatever_the_date() -> None:
+    from circle.application.ports.session_store import SessionInfo
+    from circle.entrypoints.tui._recent import session_label
+
+    def used(then: float) -> str:
+        info = SessionInfo(id="s", workspace=WORKSPACE, title="dols", created_at=then, updated_at=then)
+        return session_label(info, now=NOW)
+
+    dates = (NOW - 60, NOW - 3 * 86400, time.mktime((2025, 10, 30, 9, 0, 0, 0, 0, -1)), NOW - 20)
+    labels = [used(then) for then in dates]
+    assert len({label.index("dols") for label in labels}) == 1, labels

@@ -13,8 +13,9 @@ from circle.application.ports.session_store import SessionInfo
 from circle.domain.display import one_line
 
 MINUTE, HOUR, DAY = 60, 3600, 86400
-WHEN_WIDTH = 9
-"""Wide enough for ``59m ago``, ``23h ago`` and ``30 Nov``, so the titles line up."""
+WHEN_WIDTH = 11
+"""Wide enough for ``59m ago``, ``23h ago``, ``30 Nov`` and ``30 Oct 2025``, so the titles line
+up (a date with its year pushed its title two columns right of the others')."""
 
 
 def relative_when(then: float, now: float) -> str:
