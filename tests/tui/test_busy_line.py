@@ -136,3 +136,17 @@ def test_the_busy_line_draws_only_when_what_it_shows_changes(clock: FixedClock) 
     spins = 2 * SPIN_PER_S
     assert len(busy.drawn) <= 2 + spins  # at the spinner's steps, with the seconds and the tokens
     assert "· 2s · ↓ 10 tokens" in busy.drawn[-1]
+
+
+async def test_the_busy_line_says_thinking_only_when_thinking_is_on(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """With thinking off it said 'Thinking…' while the answer had not begun (a tester's note)."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        assert app.host is not None and app.host.thinking in (None, "off")
+        app.sink.emit(TurnStarted(session_id="s", message="hi"))
+        await until(pilot, lambda: "Working…" in str(screen.busy.content))
+        assert "Thinking…" not in str(screen.busy.content)

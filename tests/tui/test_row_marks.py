@@ -96,13 +96,13 @@ async def test_the_busy_line_says_it_waits_out_a_retry_not_that_it_thinks(
         await until(pilot, lambda: app.host is not None)
         screen = main_screen(app)
         app.sink.emit(TurnStarted(session_id="s", message="hi"))
-        await until(pilot, lambda: "Thinking…" in str(screen.busy.content))
+        await until(pilot, lambda: "Working…" in str(screen.busy.content))  # thinking is off
         app.sink.emit(
             RetryScheduled(kind="rate_limit", attempt=1, max_attempts=5, delay_ms=4000, error="429")
         )
         await until(pilot, lambda: bool(screen.busy.retry))
         shown = str(screen.busy.content)
-        assert "Thinking…" not in shown and "Waiting…" in shown and "retrying in 4s (1/5)" in shown
+        assert "Working…" not in shown and "Waiting…" in shown and "retrying in 4s (1/5)" in shown
         app.sink.emit(MessageUpdated(kind="text", delta="Here", content_index=0))
         await until(pilot, lambda: "Answering…" in str(screen.busy.content))
         assert not screen.busy.retry

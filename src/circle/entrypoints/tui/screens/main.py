@@ -211,9 +211,9 @@ class MainScreen(ViewKeys):
         if isinstance(event, TurnStarted):
             self.error_shown = None
             self.turn_started = self.clock()
-            self.busy.show("Thinking…")
+            self.busy.show(self._working())
         elif isinstance(event, MessageUpdated):
-            self.busy.show("Answering…" if event.kind == "text" else "Thinking…")
+            self.busy.show("Answering…" if event.kind == "text" else "Thinking…")  # its thinking streams
         elif isinstance(event, ToolExecutionStarted):
             self.busy.show(_format.tool_title(event.tool_name, event.args))
             if event.tool_name == "write_todos" and (todos := parse_todos(event.args)) is not None:
@@ -221,11 +221,16 @@ class MainScreen(ViewKeys):
         elif isinstance(event, SubagentEvent) and isinstance(inner := event.event, ToolExecutionStarted):
             self.busy.show(f"{event.subagent_type} · {_format.tool_title(inner.tool_name, inner.args)}")
         elif isinstance(event, ToolExecutionEnded):
-            self.busy.show("Thinking…")
+            self.busy.show(self._working())
             self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
         elif isinstance(event, TurnEnded):
             self._turn_ended(event)
         self.refresh_footer()
+
+    def _working(self) -> str:
+        """The busy line while the model's answer has not begun: it thinks only when thinking is
+        on ('Thinking…' with thinking off told of thinking that was not asked for)."""
+        return "Working…" if self.host.thinking in (None, "off") else "Thinking…"
 
     def _turn_ended(self, event: TurnEnded) -> None:
         seconds = self.clock() - self.turn_started if self.turn_started is not None else 0.0
@@ -326,7 +331,7 @@ class MainScreen(ViewKeys):
 
     @work(exclusive=True, group="turn")
     async def run_prompt(self, text: str, *, typed: str | None = None) -> None:
-        self.busy.show("Thinking…")
+        self.busy.show(self._working())
         try:
             await self.host.prompt(text, typed=typed)
         except CircleError as exc:
