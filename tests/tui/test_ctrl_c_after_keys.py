@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from circle.entrypoints.tui._quitting import QUIT_HINT
 from circle.entrypoints.tui.app import CircleApp
-from circle.entrypoints.tui.screens.main import QUIT_HINT
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, answer
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from circle.application.events import RetryScheduled
+from circle.entrypoints.tui._quitting import QUIT_HINT, QUIT_WINDOW_S
 from circle.entrypoints.tui.app import CircleApp, exit_lines
-from circle.entrypoints.tui.screens.main import QUIT_HINT, QUIT_WINDOW_S
 from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 from circle.entrypoints.tui.widgets.conversation import TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, answer
@@ -147,6 +147,26 @@ async def test_quit_names_the_jobs_it_stopped(
         await until(pilot, lambda: not app.is_running)
     assert app.return_code == 0
     assert app.exit_lines == ["Stopped 1 background job:", "  job-1 (tail -f log)"]
+
+
+async def test_armed_ctrl_c_says_leaving_stops_the_jobs_running(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """It said 'Press ctrl+c again to leave Circle.' and only once Circle had left that it had
+    stopped a job."""
+    hanging(backend, "tail -f log")
+    backend.model.add(
+        answer("", Call("execute", {"command": "tail -f log", "background": True})), answer("ok")
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await send(pilot, screen, "watch")
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        await pilot.press("ctrl+c")
+        said = "Press ctrl+c again to leave Circle and stop 1 background job."
+        await until(pilot, lambda: str(screen.footer.content) == said)
 
 
 async def test_quit_after_new_names_the_session_worked_in(

@@ -42,6 +42,7 @@ from circle.entrypoints.tui import _format, _slash
 from circle.entrypoints.tui._desk import Desk
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._host import Host
+from circle.entrypoints.tui._quitting import QUIT_WINDOW_S, quit_hints
 from circle.entrypoints.tui.screens._keys_at_card import KeysAtCard
 from circle.entrypoints.tui.screens._rest import show_session
 from circle.entrypoints.tui.screens._view_keys import ViewKeys
@@ -76,11 +77,6 @@ it shows wh…``, at 80 ``… when you pause or s…``."""
 SHELL_CUT = "(its output is not kept once stopped)"
 SHELL_STOPPED = "not sent to the model"
 """Said under a person's ``!command`` stopped before its end (``[stopped; …]``): nothing goes."""
-QUIT_WINDOW_S = 2.0
-"""Seconds within which a second ctrl+c leaves Circle, once one that had nothing to stop armed it."""
-QUIT_HINT = ("Press ctrl+c again to leave Circle.", "ctrl+c again leaves")
-"""What the footer says while ctrl+c is armed, in place of its line (the longest that fits): a
-toast there covered the input box."""
 
 
 class AgentEventArrived(Message):
@@ -262,7 +258,7 @@ class MainScreen(ViewKeys):
 
     def refresh_footer(self) -> None:
         if self.quit_hint:
-            self.footer.show(_quit_line)
+            self.footer.show(partial(_quit_line, jobs=len(self.host.running_jobs())))
             return
         for message in reversed(self.host.session.conversation.messages[-3:]):
             if message.role == "assistant" and message.usage is not None:
@@ -638,9 +634,11 @@ class MainScreen(ViewKeys):
             self.refresh_footer()
 
 
-def _quit_line(*, width: int | None = None) -> str:
-    """The footer's words while ctrl+c is armed: the longest of :data:`QUIT_HINT` that fits."""
-    return next((hint for hint in QUIT_HINT if width is None or len(hint) <= width), QUIT_HINT[-1])
+def _quit_line(*, jobs: int = 0, width: int | None = None) -> str:
+    """The footer's words while ctrl+c is armed, in place of its line: the longest that fits (a
+    toast there covered the input box), saying that leaving stops the ``jobs`` running."""
+    hints = quit_hints(jobs)
+    return next((hint for hint in hints if width is None or len(hint) <= width), hints[-1])
 
 
 __all__ = ["AgentEventArrived", "MainScreen"]
