@@ -70,6 +70,8 @@ async def test_the_welcome_lists_the_custom_commands_found_at_80_and_50_columns(
     backend.files.put(f"{WORKSPACE}/.circle/commands/review.md", "Review the change: $ARGUMENTS\n")
     backend.files.put(f"{WORKSPACE}/.circle/commands/fix-tests.md", "Fix the failing tests.\n")
     backend.files.put(f"{WORKSPACE}/.circle/commands/notes.txt", "not a command\n")
+    backend.files.put(f"{WORKSPACE}/.circle/commands/broken.md", "---\ndescription: open\n")
+    backend.files.put(f"{WORKSPACE}/.circle/commands/help.md", "A built-in's name.\n")
     app = make_app()
     async with app.run_test(size=(width, height)) as pilot:
         await until(pilot, lambda: app.host is not None)
@@ -82,7 +84,7 @@ async def test_the_welcome_lists_the_custom_commands_found_at_80_and_50_columns(
             if line[:14].strip():
                 break
             under.append(line[14:])
-        assert " ".join(under) == "from .circle/commands: this version does not run them yet"
+        assert under == [], lines  # they run: no note that they do not
         assert all(len(line) <= width - 2 for line in lines[row:]), lines  # within the padding
         assert "notes" not in welcome_text(app)
         shown = screen_lines(app)

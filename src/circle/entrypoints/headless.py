@@ -332,7 +332,13 @@ async def run_headless(
             from .event_codec import EventEncoder, session_origin
 
             sink.encoder = EventEncoder(session_origin(runtime, lambda: session))
-        prompt = session.prompt(opts.message, media=opts.media, attached=opts.attached)
+        expanded = await _custom_command(runtime, opts.message, err)
+        prompt = session.prompt(
+            expanded or opts.message,
+            media=opts.media,
+            attached=opts.attached,
+            typed=opts.message if expanded else None,
+        )
         result = await _run_interruptible(session, prompt)
         if not json_mode and result.error is None and (result.answer or not result.aborted):
             _print_answer(out, result.answer)  # stopped mid-answer: the text it had sent, as stored
@@ -364,6 +370,23 @@ async def run_headless(
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """What stops a running Circle as ctrl+c does: its turn and commands end and are recorded."""
+
+
+async def _custom_command(runtime: Runtime, message: str, err: TextIO) -> str | None:
+    """``/name arguments`` of a custom command, filled (None for another message); the folder is
+    trusted, as print mode runs in no other."""
+    from circle.application.context.commands import expand_message
+
+    home = runtime.options.home
+    expanded, problems = await expand_message(
+        runtime.ports.files,
+        message,
+        workspace=runtime.options.workspace,
+        home=home if home[:1] == "/" else None,
+    )
+    for problem in problems:
+        err.write(f"circle: warning: the command file {problem}; the message is sent as typed\n")
+    return expanded
 
 
 def _print_answer(out: TextIO, answer: str) -> None:

@@ -1,9 +1,13 @@
-"""The built-in slash commands: the table, parsing, completion and close matches."""
+"""The built-in slash commands: the table, parsing, completion and close matches; the custom
+commands (``.circle/commands/NAME.md``) beside them, where a built-in wins by name."""
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from circle.domain.custom_commands import CustomCommand
 
 
 @dataclass(frozen=True, slots=True)
@@ -11,6 +15,8 @@ class SlashCommand:
     name: str
     summary: str
     usage: str = ""
+    custom: bool = False
+    """From a command file: sent to the model as its expanded template."""
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -33,7 +39,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("jobs", "list the background jobs"),
     SlashCommand("agents", "list the subagent types"),
     SlashCommand("skills", "list the skills"),
-    SlashCommand("reload", "read settings, approvals, hooks and skills again"),
+    SlashCommand("reload", "read settings, approvals, hooks, skills and custom commands again"),
     SlashCommand("quit", "leave Circle"),
 )
 BY_NAME = {command.name: command for command in COMMANDS}
@@ -67,6 +73,8 @@ HOTKEYS: tuple[tuple[str, str], ...] = (
 class Invocation:
     name: str
     argument: str
+    text: str = field(default="", compare=False)
+    """The whole line as written (``/review src/app.py``)."""
 
 
 def parse(text: str) -> Invocation | None:
@@ -77,29 +85,41 @@ def parse(text: str) -> Invocation | None:
     head, _, rest = stripped[1:].partition(" ")
     if not head or "/" in head:
         return None
-    return Invocation(head.lower(), rest.strip())
+    return Invocation(head.lower(), rest.strip(), stripped)
 
 
-def completions(prefix: str) -> list[SlashCommand]:
-    """The commands whose name starts with what follows the ``/``."""
+def custom_entries(commands: Sequence[CustomCommand]) -> tuple[SlashCommand, ...]:
+    """The custom commands as entries of the list, but for those named as a built-in one."""
+    return tuple(
+        SlashCommand(c.name, c.description or "custom command", c.usage, custom=True)
+        for c in commands
+        if c.name.lower() not in BY_NAME
+    )
+
+
+def completions(prefix: str, custom: Sequence[SlashCommand] = ()) -> list[SlashCommand]:
+    """The commands whose name starts with what follows the ``/``: the built-in ones, then the
+    ``custom`` ones (see :func:`custom_entries`)."""
     word = prefix.lstrip("/").lower()
-    return [command for command in COMMANDS if command.name.startswith(word)]
+    return [command for command in (*COMMANDS, *custom) if command.name.lower().startswith(word)]
 
 
-def close_matches(name: str) -> list[str]:
+def close_matches(name: str, custom: Sequence[SlashCommand] = ()) -> list[str]:
     """The commands spelled most like ``name``, best first (three at most)."""
-    return difflib.get_close_matches(name.lower(), list(BY_NAME), n=3, cutoff=0.65)
+    names = [*BY_NAME, *(c.name for c in custom)]
+    return difflib.get_close_matches(name.lower(), names, n=3, cutoff=0.65)
 
 
-def unknown_message(name: str) -> str:
-    near = close_matches(name)
+def unknown_message(name: str, custom: Sequence[SlashCommand] = ()) -> str:
+    near = close_matches(name, custom)
     hint = f" Did you mean {' or '.join('/' + n for n in near)}?" if near else " /help lists the commands."
     return f"Unknown command /{name}.{hint}"
 
 
-def help_rows() -> list[tuple[str, str]]:
-    """Each command as ``/name USAGE`` and what it does, for ``/help``."""
-    return [(f"/{c.name} {c.usage}".strip(), c.summary) for c in COMMANDS]
+def help_rows(custom: Sequence[SlashCommand] = ()) -> list[tuple[str, str]]:
+    """Each command as ``/name USAGE`` and what it does, for ``/help`` (the custom ones marked)."""
+    rows = [(f"/{c.name} {c.usage}".strip(), c.summary) for c in COMMANDS]
+    return rows + [(f"/{c.name} {c.usage}".strip(), f"{c.summary} (custom)") for c in custom]
 
 
 def help_text() -> str:
@@ -119,6 +139,7 @@ __all__ = [
     "SlashCommand",
     "close_matches",
     "completions",
+    "custom_entries",
     "help_rows",
     "help_text",
     "hotkeys_text",

@@ -14,6 +14,7 @@ from circle.entrypoints.tui._desk import SecretRequest
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui._recent import session_choices
 from circle.entrypoints.tui._tree import NEW_SESSION, resumed_line
+from circle.entrypoints.tui.screens._custom_commands import CustomCommands
 from circle.entrypoints.tui.screens._rest import read_rest_later
 from circle.entrypoints.tui.screens.picker import PickerScreen, TextScreen
 from circle.entrypoints.tui.widgets.rows import Notice
@@ -32,6 +33,8 @@ class SlashCommands:
         self.undo: Undo | None = None
         """What /undo took back, for /redo (made on first use)."""
         screen.conversation.session_of = lambda: self.host.session.session_id
+        self.custom = CustomCommands(screen)
+        """The command files' commands (``.circle/commands/NAME.md``)."""
 
     @property
     def host(self) -> Host:
@@ -40,10 +43,14 @@ class SlashCommands:
     def say(self, text: str, *, kind: str = "info") -> None:
         self.screen.conversation.notice(text, kind=kind)
 
+    def start(self) -> None:
+        """Find the custom commands for the completion list (a bad file said in a line)."""
+        self.screen.run_worker(self.custom.load(), group="custom-commands")
+
     def run(self, invocation: _slash.Invocation) -> None:
         name, argument = invocation.name, invocation.argument
         if name not in _slash.BY_NAME:
-            self.say(_slash.unknown_message(name), kind="warning")
+            self.screen.run_worker(self.custom.run(invocation), group="custom")
             return
         busy_ok = {"help", "hotkeys", "jobs", "agents", "skills", "quit", "tree", "secret", "name", "editor"}
         if self.host.session.is_busy and name not in busy_ok:
@@ -76,7 +83,8 @@ class SlashCommands:
     async def do_help(self, argument: str) -> None:
         from circle.entrypoints.tui.widgets.key_list import KeyList
 
-        self.screen.conversation.add(self._said(KeyList("Commands:", _slash.help_rows())))
+        await self.custom.load()
+        self.screen.conversation.add(self._said(KeyList("Commands:", _slash.help_rows(self.custom.entries))))
 
     async def do_hotkeys(self, argument: str) -> None:
         from circle.entrypoints.tui.widgets.key_list import KeyList
@@ -342,7 +350,9 @@ class SlashCommands:
     async def do_reload(self, argument: str) -> None:
         for notice in await self.host.reload():
             self.say(notice, kind="warning")
-        self.say("Read approvals.json, hooks.json, the instruction files and the skills again.")
+        self.custom.told.clear()
+        await self.custom.load()
+        self.say("Read approvals.json, hooks.json, the instruction files, the skills and the commands again.")
 
 
 def unknown_model(model: str, listed: list[str], *, current: str) -> str:

@@ -186,6 +186,7 @@ class MainScreen(ViewKeys):
         show_session(self)  # a long session's earlier messages are read after this frame
         self.refresh_footer()
         self.plan.set(self.host.todos(), plan_mode=self.host.plan_mode)
+        self.commands.start()  # the custom commands, for the completion list
         self.composer.focus()
         if self.when_mounted is not None:
             self.when_mounted()

@@ -103,6 +103,8 @@ class Composer(TextArea):
         self._completed_for = ""  # the text the completion list was made for
         self.beside_card = False
         """Shown above a card for the words typed at it: the focus stays on the card."""
+        self.custom_commands: tuple[_slash.SlashCommand, ...] = ()
+        """The custom commands the completion list offers after the built-in ones."""
 
     @property
     def typing(self) -> bool:
@@ -272,7 +274,7 @@ class Composer(TextArea):
     def _complete(self) -> None:
         text = self._completed_for = self.text
         if text.startswith("/") and "\n" not in text and " " not in text:
-            found = _slash.completions(text)
+            found = _slash.completions(text, self.custom_commands)
             exact = len(found) == 1 and found[0].name == text[1:]
             choices = [
                 Choice(f"/{c.name} {c.usage}".strip() + f"  {c.summary}", f"/{c.name} ", 0) for c in found

@@ -1,7 +1,7 @@
 """The welcome a new session opens with: where Circle works and how to begin, then what it found
 for this folder (the instruction files it reads, the skills the model may use, the custom
-commands in ``.circle/commands``) and the folder's latest sessions, each with when it was last
-used. No row shows for what was not found.
+commands of ``.circle/commands``, which ``/name`` runs) and the folder's latest sessions, each
+with when it was last used. No row shows for what was not found.
 
 The first line shows at once; the rest is looked up in a worker and added when known, so the
 screen never waits for the disk.
@@ -17,12 +17,13 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from circle.application.context.commands import find_commands
+from circle.application.context.commands import load_commands
 from circle.application.context.system_prompt import instruction_files
 from circle.domain.display import escape_for_display, one_line
 from circle.domain.errors import CircleError
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui._recent import session_label
+from circle.entrypoints.tui._slash import custom_entries
 
 RECENT = 3
 """How many of the folder's latest sessions the welcome lists."""
@@ -32,8 +33,6 @@ MIN_ROOM = 12
 TITLE_ROOM = 24
 """Columns a session's when and title keep before its message count gives way to them."""
 RECENT_NOTE = "/resume picks one of them"
-COMMANDS_NOTE = "from .circle/commands: this version does not run them yet"
-"""Under the custom commands' names: typing one says it is an unknown command."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +57,10 @@ async def look_around(host: Host, *, now: float) -> Found:
     off = not runtime.options.prompt.context_files
     read = [] if off else await instruction_files(runtime.ports.files, host.workspace, home)
     skills = [name for name, _ in await host.skills()]
-    commands = await find_commands(runtime.ports.files, workspace=host.workspace, home=home)
+    catalog = await load_commands(
+        runtime.ports.files, workspace=host.workspace, home=home, project=host.trusted
+    )
+    commands = custom_entries(catalog.commands)  # a bad file, or one named as a built-in, left out
     sessions = [s for s in await host.sessions() if s.id != host.session.session_id and s.message_count]
     return Found(
         instructions=tuple(label for label, _ in read),
@@ -132,7 +134,7 @@ class Welcome(Static):
             rows.append(("Skills", [one_line(", ".join(found.skills), 200)], False))
         if found.commands:
             names = one_line(", ".join("/" + name for name in found.commands), 200)
-            rows.append(("Commands", [names, COMMANDS_NOTE], False))
+            rows.append(("Commands", [names], False))
         if found.recent:
             rows.append(("Recent", [*found.recent, RECENT_NOTE], True))
         if rows:
@@ -140,7 +142,7 @@ class Welcome(Static):
         room = None if self.columns is None else max(self.columns - LABEL_WIDTH, MIN_ROOM)
         for label, lines, cut in rows:
             for index, line in enumerate(lines):
-                style = "dim" if line in (RECENT_NOTE, COMMANDS_NOTE) else ""
+                style = "dim" if line == RECENT_NOTE else ""
                 for part, shown in enumerate(_laid_out(line, room, cut=cut)):
                     head = label if index == 0 and part == 0 else ""
                     text.append("\n" + head.ljust(LABEL_WIDTH), style="bold")
