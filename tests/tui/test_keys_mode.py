@@ -2,7 +2,8 @@
 
 Before, until Textual's driver took the terminal some 0.15-0.3 s in, the terminal's own line editor
 had them: 'hello', ←, backspace, 'X' wrote 'hello[X' (backspace ate the arrow's last byte), enter
-came as ctrl+j, ctrl+c ended Circle, and what was typed was echoed onto the screen.
+came as ctrl+j, ctrl+c ended Circle, and what was typed was echoed onto the screen; a paste,
+not yet marked as one, came as typing, each line break an enter.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ def test_keys_typed_while_circle_starts_reach_it_as_typed_unechoed() -> None:
     assert "read b'hello\\x1b[D\\x7fX\\r\\x03'" in out  # no line editing, enter a CR, ctrl+c a key
     assert "given back" in out and "not given back" not in out
     assert "hello" not in out.split("read", 1)[0]  # not echoed
+    marked, unmarked = out.find("\x1b[?2004h"), out.find("\x1b[?2004l")
+    assert 0 <= marked < out.index("read") < unmarked < out.index("given back")  # pastes marked meanwhile
 
 
 def test_nothing_is_taken_without_a_terminal() -> None:

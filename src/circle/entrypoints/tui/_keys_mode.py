@@ -50,7 +50,22 @@ def take() -> bool:
         return False
     _before = before
     _ahead.extend(_typed_ahead(fd))
+    _mark_pastes(on=True)
     return True
+
+
+PASTES_MARKED, PASTES_UNMARKED = b"\x1b[?2004h", b"\x1b[?2004l"
+"""Bracketed paste on and off: a paste comes between ``ESC[200~`` and ``ESC[201~``."""
+
+
+def _mark_pastes(*, on: bool) -> None:
+    """Ask the terminal to mark pastes from now on (as Textual's driver does once it runs, some
+    0.2-0.4 s later): unmarked, a paste of three lines came as typing, its line breaks as enter,
+    and went as two messages, its last line left in the box. Written where Textual writes."""
+    terminal = sys.__stderr__
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        if terminal is not None and os.isatty(terminal.fileno()):
+            os.write(terminal.fileno(), PASTES_MARKED if on else PASTES_UNMARKED)
 
 
 def _typed_ahead(fd: int) -> bytes:
@@ -90,6 +105,7 @@ def give_back() -> None:
     if _before is None:
         return
     saved, _before = _before, None
+    _mark_pastes(on=False)  # as Textual's driver leaves it (a shell's readline asks again)
     import termios
 
     with contextlib.suppress(OSError, ValueError, termios.error):
