@@ -64,7 +64,7 @@ def test_front_matter_gives_the_description_and_the_body_is_the_template() -> No
     text = '---\ndescription: "Review a file: bugs first"\nargument-hint: [FILE]\n---\n\nReview $1.\n'
     command = parse_command(text, name="review", path="/p/review.md", source="project")
     assert command.description == "Review a file: bugs first"
-    assert command.usage == "FILE"
+    assert command.usage == "[FILE]"  # as written: not a list of one
     assert command.template == "Review $1."
     plain = parse_command("# Fix the tests\n\nRun them, fix them.\n", name="fix", path="/p", source="user")
     assert plain.description == "Fix the tests"
@@ -98,3 +98,14 @@ async def test_the_projects_folder_is_left_unread_when_it_is_not_trusted() -> No
     files.put(f"{HOME}/.circle/commands/mine.md", "the person's")
     catalog = await load_commands(files, workspace=WORKSPACE, home=HOME, project=False)
     assert [(c.name, c.source) for c in catalog.commands] == [("mine", "user")]
+
+
+def test_an_argument_hint_without_brackets_is_read_as_it_is() -> None:
+    text = "---\nargument-hint: PR number, then reviewer\n---\nLook at PR $1.\n"
+    assert (
+        parse_command(text, name="pr", path="/p/pr.md", source="project").usage == "PR number, then reviewer"
+    )
+    several = "---\nargument-hint: [pr-number] [priority]\n---\nLook at PR $1.\n"
+    assert (
+        parse_command(several, name="pr", path="/p/pr.md", source="project").usage == "[pr-number] [priority]"
+    )

@@ -58,8 +58,20 @@ def parse_command(text: str, *, name: str, path: str, source: CommandSource) -> 
         description = first.lstrip("# ").strip()
         if len(description) > DESCRIPTION_MOST:
             description = description[: DESCRIPTION_MOST - 1].rstrip() + "…"
-    usage = " ".join(fields.get("argument-hint", "").split())
+    usage = " ".join(_hint(text, fields.get("argument-hint", "")).split())
     return CustomCommand(name, description, body, path, source, usage)
+
+
+def _hint(text: str, read: str) -> str:
+    """``argument-hint:`` as written when it is in brackets (``[FILE]``, as Claude Code's files
+    write it): front matter read it as a list of one, ``FILE``; else as front matter read it."""
+    for line in text.lstrip("\ufeff").splitlines()[1:]:
+        if line.strip() in ("---", "..."):
+            break
+        if line.startswith("argument-hint:"):
+            raw = line.split(":", 1)[1].strip()
+            return raw if raw.startswith("[") else read
+    return read
 
 
 def words(arguments: str) -> list[str]:
