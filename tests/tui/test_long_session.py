@@ -73,6 +73,7 @@ async def test_scrolling_to_the_top_draws_earlier_turns_and_keeps_the_place(
             view.scroll_home(animate=False)
             waiting = len(view.earlier.waiting)
             await until(pilot, lambda w=waiting: view.earlier is None or len(view.earlier.waiting) < w)
+        await until(pilot, lambda: view.all_drawn)  # the last batch's slices go in a frame apart
         assert len(view.query(UserRow)) == count // 2
 
 
