@@ -377,12 +377,8 @@ async def _custom_command(runtime: Runtime, message: str, err: TextIO) -> str | 
     trusted, as print mode runs in no other."""
     from circle.application.context.commands import expand_message
 
-    home = runtime.options.home
     expanded, problems = await expand_message(
-        runtime.ports.files,
-        message,
-        workspace=runtime.options.workspace,
-        home=home if home[:1] == "/" else None,
+        runtime.ports.files, message, workspace=runtime.options.workspace, home=runtime.options.home
     )
     for problem in problems:
         err.write(f"circle: warning: the command file {problem}; the message is sent as typed\n")

@@ -49,6 +49,11 @@ class CommandCatalog:
         found = exact or folded
         return found[0] if len(found) == 1 else None
 
+    def problems_for(self, name: str) -> tuple[FileProblem, ...]:
+        """The problems of the files left out that would have been the command ``name``."""
+        wanted = f"{name.casefold()}{SUFFIX}"
+        return tuple(p for p in self.problems if posixpath.basename(p.path).casefold() == wanted)
+
     def expand(self, text: str, *, reserved: Collection[str] = ()) -> str | None:
         """``text`` as the model gets it when it is ``/name arguments`` of a command here (not one
         of the ``reserved`` names, the face's own commands); None when it is not."""
@@ -89,7 +94,7 @@ async def find_commands(
     Args:
         files: Reads the folders.
         workspace: The project's root.
-        home: The person's home folder (absolute); None skips their folder.
+        home: The person's home folder; None, or one not absolute, skips their folder.
         project: Read the project's folder (only for a trusted folder).
     """
     found: dict[str, CommandFile] = {}
@@ -140,9 +145,7 @@ async def expand_message(
     if not text.lstrip().startswith("/"):
         return None, ()
     catalog = await load_commands(files, workspace=workspace, home=home, project=project)
-    name = text.strip()[1:].partition(" ")[0].casefold()
-    named = tuple(p for p in catalog.problems if posixpath.basename(p.path).casefold() == f"{name}{SUFFIX}")
-    return catalog.expand(text), named
+    return catalog.expand(text), catalog.problems_for(text.strip()[1:].partition(" ")[0])
 
 
 __all__ = [

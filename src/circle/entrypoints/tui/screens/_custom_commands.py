@@ -38,11 +38,10 @@ class CustomCommands:
         """The custom commands read now (the project's only in a trusted folder); the completion
         list is given them, and each file left out is said once, in a line."""
         host = self.host
-        home = host.runtime.options.home
         catalog = await load_commands(
             host.runtime.ports.files,
             workspace=host.workspace,
-            home=home if home.startswith("/") else None,
+            home=host.runtime.options.home,
             project=host.trusted,
         )
         self.entries = _slash.custom_entries(catalog.commands)
@@ -77,8 +76,7 @@ class CustomCommands:
         catalog = await self.load()
         command = catalog.find(name)
         if command is None:
-            bad = [p for p in catalog.problems if posixpath.basename(p.path).lower() == f"{name}.md"]
-            if bad:
+            if bad := catalog.problems_for(name):
                 self.say(f"/{name}: {self._shown(bad[0].path)} is left out: {bad[0].reason}", kind="warning")
             else:
                 self.say(_slash.unknown_message(name, self.entries), kind="warning")
