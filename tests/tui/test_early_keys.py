@@ -29,6 +29,13 @@ class SlowBackend(FakeBackend):
         return await super().build(person=person, asker=asker, trusted=trusted)
 
 
+def starting_app(clock: FixedClock, *, typed: str = "") -> tuple[SlowBackend, CircleApp]:
+    """An app in a trusted folder whose session screen waits for ``backend.ready``."""
+    backend = SlowBackend()
+    backend.trust_list.folders[WORKSPACE] = 0.0
+    return backend, CircleApp(backend, options(), clock=clock, history=InputHistory(), typed=typed)
+
+
 async def test_a_message_typed_while_circle_starts_is_sent_once_it_is_up(clock: FixedClock) -> None:
     backend = SlowBackend()
     backend.trust_list.folders[WORKSPACE] = 0.0

@@ -8,37 +8,17 @@ key the README does not give. What Circle says about ctrl+c goes in the footer's
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field
-
 from textual.widgets import Static
 
-from circle.application.ports.approver import Approver
-from circle.application.ports.asker import Asker
-from circle.entrypoints.tui._backend import Built
-from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._quitting import QUIT_HINT
-from circle.entrypoints.tui.app import CircleApp
 
-from .conftest import SIZE, WORKSPACE, FakeBackend, FixedClock, main_screen, options, until
-
-
-@dataclass
-class SlowBackend(FakeBackend):
-    """A backend that builds once the test says (keys typed meanwhile find no session screen)."""
-
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
-
-    async def build(self, *, person: Approver, asker: Asker, trusted: bool) -> Built:
-        await self.ready.wait()
-        return await super().build(person=person, asker=asker, trusted=trusted)
+from .conftest import SIZE, FixedClock, main_screen, until
+from .test_early_keys import starting_app
 
 
 async def test_ctrl_c_while_circle_starts_puts_up_no_quit_toast(clock: FixedClock) -> None:
     """With words typed, ctrl+c lets go of them, as it empties the input box once it is up."""
-    backend = SlowBackend()
-    backend.trust_list.folders[WORKSPACE] = 0.0
-    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    backend, app = starting_app(clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("h", "i", "ctrl+c", "o", "k")
         await pilot.pause(0.05)
@@ -54,9 +34,7 @@ async def test_ctrl_c_while_circle_starts_puts_up_no_quit_toast(clock: FixedCloc
 
 
 async def test_ctrl_c_twice_while_circle_starts_leaves_saying_so_under_starting(clock: FixedClock) -> None:
-    backend = SlowBackend()
-    backend.trust_list.folders[WORKSPACE] = 0.0
-    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    _, app = starting_app(clock)
     async with app.run_test(size=SIZE) as pilot:
         hint = app.screen.query_one("#starting-hint", Static)
         await pilot.press("ctrl+c")
@@ -69,9 +47,7 @@ async def test_ctrl_c_twice_while_circle_starts_leaves_saying_so_under_starting(
 
 
 async def test_one_ctrl_c_while_circle_starts_leaves_it_starting(clock: FixedClock) -> None:
-    backend = SlowBackend()
-    backend.trust_list.folders[WORKSPACE] = 0.0
-    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    backend, app = starting_app(clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+c")
         await pilot.pause(0.05)
@@ -90,9 +66,7 @@ def test_ctrl_c_read_before_the_app_runs_lets_go_of_the_text_before_it_or_counts
 
 
 async def test_two_ctrl_c_read_before_the_app_runs_leave(clock: FixedClock) -> None:
-    backend = SlowBackend()
-    backend.trust_list.folders[WORKSPACE] = 0.0
-    app = CircleApp(backend, options(), clock=clock, history=InputHistory(), typed="\x03\x03")
+    _, app = starting_app(clock, typed="\x03\x03")
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.return_code is not None)
     assert app.return_code == 130

@@ -9,30 +9,12 @@ backslash and enter starts a new line in the box; typed while Circle starts, the
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field
-
 from textual import events
 
-from circle.application.ports.approver import Approver
-from circle.application.ports.asker import Asker
-from circle.entrypoints.tui._backend import Built
 from circle.entrypoints.tui._early_keys import EarlyKeys
-from circle.entrypoints.tui._history import InputHistory
-from circle.entrypoints.tui.app import CircleApp
 
-from .conftest import SIZE, WORKSPACE, FakeBackend, FixedClock, main_screen, options, until
-
-
-@dataclass
-class SlowBackend(FakeBackend):
-    """A backend that builds once the test says (keys typed meanwhile are held)."""
-
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
-
-    async def build(self, *, person: Approver, asker: Asker, trusted: bool) -> Built:
-        await self.ready.wait()
-        return await super().build(person=person, asker=asker, trusted=trusted)
+from .conftest import SIZE, FixedClock, main_screen, until
+from .test_early_keys import starting_app
 
 
 def test_a_paste_held_while_circle_starts_breaks_its_lines_as_the_box_does() -> None:
@@ -50,9 +32,7 @@ def test_a_paste_held_while_circle_starts_breaks_its_lines_as_the_box_does() -> 
 async def test_the_cursor_is_at_the_end_of_a_two_line_paste_made_while_circle_starts(
     clock: FixedClock,
 ) -> None:
-    backend = SlowBackend()
-    backend.trust_list.folders[WORKSPACE] = 0.0
-    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    backend, app = starting_app(clock)
     async with app.run_test(size=SIZE) as pilot:
         app.early.hold(events.Paste("one two\rthree"))
         backend.ready.set()
@@ -67,9 +47,7 @@ async def test_the_cursor_is_at_the_end_of_a_two_line_paste_made_while_circle_st
 async def test_a_trailing_backslash_and_enter_typed_while_circle_starts_begin_a_new_line(
     clock: FixedClock,
 ) -> None:
-    backend = SlowBackend()
-    backend.trust_list.folders[WORKSPACE] = 0.0
-    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    backend, app = starting_app(clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"first", "backslash", "enter", *"second")
         await pilot.pause(0.05)
@@ -85,9 +63,7 @@ async def test_a_trailing_backslash_and_enter_typed_while_circle_starts_begin_a_
 async def test_a_long_paste_made_while_circle_starts_is_folded_as_the_box_folds_it(
     clock: FixedClock,
 ) -> None:
-    backend = SlowBackend()
-    backend.trust_list.folders[WORKSPACE] = 0.0
-    app = CircleApp(backend, options(), clock=clock, history=InputHistory())
+    backend, app = starting_app(clock)
     pasted = "\r".join(f"line {n}" for n in range(30))
     async with app.run_test(size=SIZE) as pilot:
         app.early.hold(events.Paste(pasted))

@@ -29,14 +29,16 @@ print("given back" if termios.tcgetattr(fd) == before else "not given back", flu
 """
 
 
-def _run_in_pty(typed: bytes) -> str:
+def _run_in_pty(code: str, typed: bytes, *, after: bytes = b"taken") -> str:
+    """``code`` run by Python in a pty, ``typed`` written to it once it printed ``after``; all
+    it wrote until it said 'given back'."""
     pid, fd = pty.fork()
     if pid == 0:  # the child
-        os.execv(sys.executable, [sys.executable, "-c", CHILD])
+        os.execv(sys.executable, [sys.executable, "-c", code])
     out = b""
     try:
         deadline = time.monotonic() + 15
-        while b"taken" not in out and time.monotonic() < deadline:
+        while after not in out and time.monotonic() < deadline:
             if select.select([fd], [], [], 0.1)[0]:
                 out += os.read(fd, 1024)
         os.write(fd, typed)
@@ -53,7 +55,7 @@ def _run_in_pty(typed: bytes) -> str:
 
 
 def test_keys_typed_while_circle_starts_reach_it_as_typed_unechoed() -> None:
-    out = _run_in_pty(b"hello\x1b[D\x7fX\r\x03")
+    out = _run_in_pty(CHILD, b"hello\x1b[D\x7fX\r\x03")
     assert "taken" in out and "not taken" not in out
     assert "read b'hello\\x1b[D\\x7fX\\r\\x03'" in out  # no line editing, enter a CR, ctrl+c a key
     assert "given back" in out and "not given back" not in out
@@ -85,24 +87,5 @@ print("given back", flush=True)
 def test_keys_typed_ahead_are_read_when_circle_takes_the_terminal_enter_as_enter() -> None:
     """Typed while the shell still ran what came before, enter came through the line editor as a
     line feed, which is now ctrl+j (a new line): it is made enter again, once."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child
-        os.execv(sys.executable, [sys.executable, "-c", AHEAD])
-    out = b""
-    try:
-        deadline = time.monotonic() + 15
-        while b"ready" not in out and time.monotonic() < deadline:
-            if select.select([fd], [], [], 0.1)[0]:
-                out += os.read(fd, 1024)
-        os.write(fd, b"typed ahead\rand a dra\x7fft")
-        while b"given back" not in out and time.monotonic() < deadline:
-            if select.select([fd], [], [], 0.1)[0]:
-                try:
-                    out += os.read(fd, 1024)
-                except OSError:
-                    break
-    finally:
-        os.waitpid(pid, 0)
-        os.close(fd)
-    said = out.decode(errors="replace")
+    said = _run_in_pty(AHEAD, b"typed ahead\rand a dra\x7fft", after=b"ready")
     assert "ahead 'typed ahead\\rand a drft' ''" in said  # its backspace acted: drft

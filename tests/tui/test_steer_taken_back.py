@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.pilot import Pilot
+
 from circle.entrypoints.tui.app import CircleApp
+from circle.entrypoints.tui.screens.main import MainScreen
 from circle.entrypoints.tui.widgets.conversation import STEERED
 from circle.entrypoints.tui.widgets.rows import TurnLine
 from circle.testing import Call, FakeProcessRunner, Hang, ScriptedModel, answer
@@ -19,21 +22,33 @@ def _asked(backend: FakeBackend) -> list[list[str]]:
     return [[m.text for m in r.messages if m.role == "user"] for r in backend.model.requests]
 
 
-async def test_words_steered_into_a_stopped_turn_come_back_to_the_box_and_are_not_sent(
-    make_app: Callable[..., CircleApp], backend: FakeBackend
-) -> None:
+def _command_then(backend: FakeBackend, answered: str) -> FakeProcessRunner:
+    """The model runs ``sleep 60`` (it hangs till the test ends it), then answers ``answered``."""
     backend.mode = "auto"
     runner = FakeProcessRunner({"sleep 60": Hang("")}, files=backend.files)
     backend.processes = runner
-    backend.model = ScriptedModel([answer("", Call("execute", {"command": "sleep 60"})), answer("Hello.")])
+    backend.model = ScriptedModel([answer("", Call("execute", {"command": "sleep 60"})), answer(answered)])
+    return runner
+
+
+async def _steered(pilot: Pilot[object], app: CircleApp, runner: FakeProcessRunner, words: str) -> MainScreen:
+    """``words`` sent while the command runs, shown with the hint under them."""
+    await until(pilot, lambda: app.host is not None)
+    screen = main_screen(app)
+    await send(pilot, screen, "wait a minute")
+    await until(pilot, lambda: bool(runner.started))
+    await send(pilot, screen, words)
+    await until(pilot, lambda: STEERED in texts(screen))
+    return screen
+
+
+async def test_words_steered_into_a_stopped_turn_come_back_to_the_box_and_are_not_sent(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    runner = _command_then(backend, "Hello.")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-        screen = main_screen(app)
-        await send(pilot, screen, "wait a minute")
-        await until(pilot, lambda: bool(runner.started))
-        await send(pilot, screen, "use the staging server")
-        await until(pilot, lambda: STEERED in texts(screen))
+        screen = await _steered(pilot, app, runner, "use the staging server")
         assert "use the staging server" in texts(screen)
         await pilot.press("escape")
         await until(pilot, lambda: len(screen.conversation.query(TurnLine)) == 1)
@@ -50,18 +65,10 @@ async def test_words_steered_into_a_stopped_turn_come_back_to_the_box_and_are_no
 async def test_the_hint_under_a_steered_message_goes_once_the_model_read_it(
     make_app: Callable[..., CircleApp], backend: FakeBackend
 ) -> None:
-    backend.mode = "auto"
-    runner = FakeProcessRunner({"sleep 60": Hang("")}, files=backend.files)
-    backend.processes = runner
-    backend.model = ScriptedModel([answer("", Call("execute", {"command": "sleep 60"})), answer("Hurried.")])
+    runner = _command_then(backend, "Hurried.")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.host is not None)
-        screen = main_screen(app)
-        await send(pilot, screen, "wait a minute")
-        await until(pilot, lambda: bool(runner.started))
-        await send(pilot, screen, "please hurry")
-        await until(pilot, lambda: STEERED in texts(screen))
+        screen = await _steered(pilot, app, runner, "please hurry")
         runner.started[0].finish(0, "")
         await until(pilot, lambda: "Hurried." in texts(screen))
         shown = texts(screen)
