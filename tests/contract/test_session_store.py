@@ -409,6 +409,19 @@ async def test_a_fork_grows_on_its_own_and_forks_at_the_head_by_default(store: S
     assert (await store.history(again.id))[0].message == first.message
 
 
+async def test_a_fork_keeps_the_thinking_level_the_source_was_left_at(store: Store) -> None:
+    await store.create_session(workspace="/w", session_id="s1")
+    await store.append("s1", Message.user("one"))
+    plain = await store.fork("s1", at_checkpoint=None)
+    await store.set_state("s1", SessionState(thinking="low", estimated=42))
+
+    forked = await store.fork("s1", at_checkpoint=None)
+
+    assert await store.state(forked.id) == SessionState(thinking="low")  # the tokens guessed stay
+    assert await store.state(plain.id) == SessionState()  # none kept: none comes along
+    assert await store.state("s1") == SessionState(thinking="low", estimated=42)
+
+
 async def test_a_bad_fork_is_refused_and_makes_nothing(store: Store) -> None:
     await store.create_session(workspace="/w", session_id="s1")
     await store.create_session(workspace="/w", session_id="s2")

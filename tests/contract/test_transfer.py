@@ -9,6 +9,7 @@ import pytest
 
 from circle._testing.store import InMemorySessionStore
 from circle.adapters.storage.sqlite_store import SqliteSessionStore
+from circle.application.ports.session_store import SessionState
 from circle.application.transfer import TransferStore, export_session, import_session, render
 from circle.domain.checkpoints import Checkpoint
 from circle.domain.errors import ConfigError, StorageError
@@ -95,6 +96,17 @@ async def test_imported_history_follows_the_same_branches(store: Store) -> None:
             await store.history(sid, branch=branch)
         )
     assert {b.name for b in await store.branches(imported.id)} == {"main", "alt", "at-fork", "empty"}
+
+
+async def test_an_import_keeps_the_thinking_level_the_export_was_left_at(store: Store) -> None:
+    sid = await _session_with_branches(store)
+    older = await import_session(store, from_jsonl(to_jsonl(await export_session(store, sid))))
+    await store.set_state(sid, SessionState(thinking="low", estimated=7))
+
+    imported = await import_session(store, from_jsonl(to_jsonl(await export_session(store, sid))))
+
+    assert await store.state(imported.id) == SessionState(thinking="low")
+    assert await store.state(older.id) == SessionState()  # an export with none kept imports as before
 
 
 async def test_every_format_renders_a_stored_session(store: Store) -> None:

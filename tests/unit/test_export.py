@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 
@@ -92,6 +93,15 @@ def test_jsonl_reads_back_to_the_same_archive() -> None:
     assert sorted(back.branches, key=lambda b: b.name) == sorted(archive.branches, key=lambda b: b.name)
     assert back.labels == archive.labels
     assert to_jsonl(back) == to_jsonl(archive)
+
+
+def test_the_thinking_level_kept_is_written_and_read_back_and_an_older_export_has_none() -> None:
+    kept = dataclasses.replace(_archive(), thinking="low")
+    header = json.loads(to_jsonl(kept).splitlines()[0])
+    assert header["thinking"] == "low"
+    assert from_jsonl(to_jsonl(kept)).thinking == "low"
+    assert "thinking" not in json.loads(to_jsonl(_archive()).splitlines()[0])  # none kept: not written
+    assert from_jsonl(to_jsonl(_archive())).thinking is None
 
 
 def test_comparable_form_ignores_ids_and_clock_readings_only() -> None:

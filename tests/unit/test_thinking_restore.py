@@ -89,3 +89,20 @@ async def test_a_level_chosen_before_the_first_message_is_kept_with_it() -> None
     h.model.add(answer("one"))
     await session.prompt("hi")
     assert (await h.runtime().open_session(session.session_id)).loop.settings.thinking == "minimal"
+
+
+async def test_a_fork_goes_on_at_the_level_its_source_was_left_at() -> None:
+    h = Harness()
+    first = h.runtime()
+    source = await first.new_session()
+    await first.switch_thinking(source, "high")
+    h.model.add(answer("one"), answer("two"))
+    await source.prompt("hi")  # answered at high
+    await first.switch_thinking(source, "low")  # and left at low
+    later = h.runtime()  # a new process, as `circle --fork ID` is
+    forked = await later.fork_session(source.session_id)
+    assert forked.loop.settings.thinking == "low" and later.options.thinking == "low"
+    await forked.prompt("again")
+    assert h.model.requests[-1].thinking == "low"
+    reopened = await h.runtime().open_session(forked.session_id)
+    assert reopened.loop.settings.thinking == "low"

@@ -210,6 +210,8 @@ class InMemorySessionStore:
         for label in list(self.stored_labels):
             if label.checkpoint_id in copies:
                 self.stored_labels.append(Label(checkpoint_id=copies[label.checkpoint_id], text=label.text))
+        if (thinking := self.states.get(session_id, SessionState()).thinking) is not None:
+            self.states[new_id] = SessionState(thinking=thinking)
         info = SessionInfo(
             id=new_id,
             workspace=source.workspace,

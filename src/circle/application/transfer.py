@@ -2,7 +2,8 @@
 
 The import uses the store's ordinary methods: it creates the session, then appends every message
 in ``seq`` order on the branch that owns it (:func:`~circle.domain.export.import_plan`), starting
-a branch at its fork point with ``create_branch``, then names the remaining branches and labels.
+a branch at its fork point with ``create_branch``, then names the remaining branches and labels,
+and keeps the session's name and thinking level (``set_state``) when the archive has them.
 The store gives the new session and each checkpoint a fresh id and its own clock readings, so the
 round trip is exact up to those (:func:`~circle.domain.export.comparable_jsonl`).
 
@@ -20,7 +21,7 @@ from circle.domain.errors import ConfigError, StorageError
 from circle.domain.export import ExportFormat, SessionArchive, import_plan, to_jsonl
 from circle.domain.export_pages import to_html, to_markdown
 
-from .ports.session_store import SessionInfo, SessionStore
+from .ports.session_store import SessionInfo, SessionState, SessionStore
 
 
 class TransferStore(SessionStore, Protocol):
@@ -53,6 +54,7 @@ async def export_session(store: TransferStore, session_id: str) -> SessionArchiv
         branches=tuple(await store.branches(session_id)),
         labels=tuple(await store.labels(session_id)),
         name=info.name,
+        thinking=(await store.state(session_id)).thinking,
     )
 
 
@@ -93,6 +95,8 @@ async def import_session(
             await store.add_label(new_ids[label.checkpoint_id], label.text)
         if archive.name is not None:
             await store.set_name(info.id, archive.name)
+        if archive.thinking is not None:
+            await store.set_state(info.id, SessionState(thinking=archive.thinking))
     except BaseException as exc:
         await _discard(store, info.id)
         if isinstance(exc, StorageError):

@@ -3,7 +3,7 @@
 The first line is the header, then one line per checkpoint in ``seq`` order, then the branches by
 name and the labels in checkpoint order::
 
-    {"type":"session","version":1,"id":"…","workspace":"…","title":"…","created_at":…,"updated_at":…,"name":"…"}
+    {"type":"session","version":1,"id":"…","workspace":"…","title":"…","created_at":…,"updated_at":…,"name":"…","thinking":"…"}
     {"type":"message","id":"…","parent_id":null,"seq":1,"created_at":…,"message":{"role":"user",…}}
     {"type":"branch","name":"main","head_id":"…"}
     {"type":"label","checkpoint_id":"…","text":"…"}
@@ -12,7 +12,9 @@ An import makes a new session: the store gives it, and every checkpoint, a new i
 clock readings. So the round trip holds for :func:`comparable_jsonl`, which renames the ids in
 order of first appearance and leaves the clock readings out: an imported file's session exports to
 a file with the same comparable form. Everything else (messages, parents, ``seq``, branches,
-labels, title, workspace) comes back unchanged.
+labels, title, workspace, name, the thinking level kept) comes back unchanged. ``name`` and
+``thinking`` are written only when there is one, so a file without them (an older Circle's) reads
+as none given.
 
 Markdown and HTML renderings are in :mod:`.export_pages`.
 """
@@ -56,6 +58,9 @@ class SessionArchive:
     labels: tuple[Label, ...] = ()
     name: str | None = None
     """The name a person gave the session (``--name``); written only when there is one."""
+    thinking: str | None = None
+    """The thinking level last chosen in it (``"off"`` for none), as the store keeps it; None when
+    none was kept (an older Circle's session or file), and then it is not written."""
 
     def branch_shown(self, branch: str | None = None) -> str:
         """``branch``, or by default main, or the first branch by name when there is no main."""
@@ -111,6 +116,8 @@ def to_jsonl(archive: SessionArchive) -> str:
     }
     if archive.name is not None:
         header["name"] = archive.name
+    if archive.thinking is not None:
+        header["thinking"] = archive.thinking
     lines = [_dumps(header)]
     ordered = sorted(archive.checkpoints, key=lambda cp: cp.seq)
     seq_of = {cp.id: cp.seq for cp in ordered}
@@ -205,6 +212,7 @@ def _header(line: _Line) -> SessionArchive:
         created_at=line.real("created_at"),
         updated_at=line.real("updated_at"),
         name=line.optional_text("name"),
+        thinking=line.optional_text("thinking"),
     )
 
 
@@ -292,6 +300,7 @@ class _Reader:
             branches=tuple(b for b, _ in self.branches.values()),
             labels=tuple(label for label, _ in self.labels),
             name=self.header.name,
+            thinking=self.header.thinking,
         )
 
 

@@ -311,7 +311,7 @@ class SqliteSessionStore:
         """A new session whose main branch is a copy of the path to ``at_checkpoint``, in one transaction.
 
         The messages are copied as stored (the same JSON, the same ``created_at``) under new ids;
-        the labels on the path come along. The source is only read.
+        the labels on the path come along, and the thinking level kept. The source is only read.
         """
         new_id = new_session_id or uuid4().hex
         now = self._clock()
@@ -342,6 +342,8 @@ class SqliteSessionStore:
             for checkpoint_id, text in connection.execute(sql.LABELS, {"session_id": session_id}).fetchall():
                 if checkpoint_id in new_ids:
                     connection.execute(sql.ADD_LABEL, {"checkpoint_id": new_ids[checkpoint_id], "text": text})
+            if (thinking := read_state(connection, session_id).thinking) is not None:
+                write_state(connection, new_id, SessionState(thinking=thinking))
             connection.execute(sql.TOUCH_SESSION, {"session_id": new_id, "now": now})
             info = session_infos(connection.execute(sql.GET_SESSION, {"session_id": new_id}).fetchall())
         return info[0]

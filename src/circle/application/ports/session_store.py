@@ -137,8 +137,10 @@ class SessionStore(Protocol):
     ) -> SessionInfo:
         """A new session (same workspace) whose history is the path to ``at_checkpoint``.
 
-        The path's messages are copied as new checkpoints of the new session (with their labels);
-        the source is left alone. ``at_checkpoint`` None forks at the main branch's head.
+        The path's messages are copied as new checkpoints of the new session (with their labels),
+        and the thinking level kept for the source (:meth:`state`) is kept for it too (not the
+        tokens guessed: the source's answers used them); the source is left alone.
+        ``at_checkpoint`` None forks at the main branch's head.
         Raises StorageError for an unknown session, a checkpoint not in it, or a taken id.
         """
         ...
