@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual import events
+
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.widgets.person import UserRow
 
@@ -36,6 +38,28 @@ async def test_a_custom_command_sends_its_template_and_the_row_shows_what_was_ty
         assert any(row.endswith("/review a.py") for row in user_rows(app)), user_rows(app)
         assert "Unknown command" not in texts(screen)
         assert any("/review a.py" in line for line in screen_lines(app))
+
+
+async def test_a_paste_folded_in_a_custom_command_stays_folded_in_the_persons_row(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    backend.files.put(f"{WORKSPACE}/.circle/commands/review.md", REVIEW)
+    pasted = "\n".join(f"def f{n}(): return {n}" for n in range(12))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        screen.composer.insert("/review ")
+        screen.composer.post_message(events.Paste(pasted))
+        await pilot.pause()
+        assert screen.composer.text == "/review [pasted text #1, 12 lines]"
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(backend.model.requests) and not screen.host.session.is_busy)
+        sent = backend.model.requests[-1].messages[-1].text
+        assert sent.endswith(f"Review {pasted}: bugs first, then style.")  # the paste put back
+        assert user_rows(app) == ["› /review [pasted text #1, 12 lines]"]  # as an ordinary message's
+        person = next(m for m in screen.host.session.conversation.messages if m.role == "user")
+        assert person.typed == "/review [pasted text #1, 12 lines]"  # so it is reopened as it was
 
 
 async def test_the_persons_own_command_runs_with_its_words_after_the_body(

@@ -74,18 +74,20 @@ class Invocation:
     name: str
     argument: str
     text: str = field(default="", compare=False)
-    """The whole line as written (``/review src/app.py``)."""
+    """The whole line as written (``/review src/app.py``), long pastes folded as the input box
+    showed them (``/review [pasted text #1, 12 lines]``): what the person's row shows."""
 
 
-def parse(text: str) -> Invocation | None:
-    """``/name argument`` -> Invocation; None when the text is not a slash command."""
+def parse(text: str, *, typed: str | None = None) -> Invocation | None:
+    """``/name argument`` -> Invocation; None when the text is not a slash command. ``text`` has
+    its pastes put back (the argument is made of it); ``typed`` is it as the box showed it."""
     stripped = text.strip()
     if not stripped.startswith("/") or stripped.startswith("//"):
         return None
     head, _, rest = stripped[1:].partition(" ")
     if not head or "/" in head:
         return None
-    return Invocation(head.lower(), rest.strip(), stripped)
+    return Invocation(head.lower(), rest.strip(), stripped if typed is None else typed.strip())
 
 
 def custom_entries(commands: Sequence[CustomCommand]) -> tuple[SlashCommand, ...]:

@@ -1,7 +1,8 @@
 """The custom commands on the session screen: ``/name arguments`` of ``.circle/commands/NAME.md``
 (or ``~/.circle/commands``) sends the file's template, filled, as the person's message, their row
-showing what they typed; the completion list and /help list them; a file that cannot be used is
-said in one line. They are read again as one runs, so an edited file is used as it is now."""
+showing what they typed (long pastes folded, as a message's); the completion list and /help list
+them; a file that cannot be used is said in one line. They are read again as one runs, so an
+edited file is used as it is now."""
 
 from __future__ import annotations
 

@@ -305,7 +305,7 @@ class MainScreen(ViewKeys):
             if command.strip():
                 self.run_shell(command.strip(), sent=sent)
             return
-        if (invocation := _slash.parse(text)) is not None:
+        if (invocation := _slash.parse(text, typed=message.typed)) is not None:
             self.commands.run(invocation)
             return
         self.send(text, typed=message.typed)
