@@ -9,6 +9,7 @@ from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
 from circle.application.unanswered import WatchedApprover
 from circle.domain.messages import (
     INTERRUPTED_RESULT,
+    STOPPED_RESULT,
     UNANSWERED_RESULT,
     UNANSWERED_SHOWN,
     Message,
@@ -116,3 +117,11 @@ def test_close_unanswered_says_a_waiting_call_was_not_run_and_the_others_interru
     closed = close_unanswered(messages, waiting={"b"})
     assert [m.tool_results[0].text for m in closed] == [INTERRUPTED_RESULT, UNANSWERED_RESULT]
     assert closed[1].tool_results[0].shown == UNANSWERED_SHOWN
+
+
+def test_close_unanswered_says_the_calls_a_stop_came_before_were_not_run() -> None:
+    calls = tuple(ToolCallPart(id=i, name="execute", arguments="{}") for i in "abc")
+    messages = [Message.user("go"), Message(role="assistant", parts=calls)]
+    closed = close_unanswered(messages, waiting={"a"}, unbegun={"b", "c"})
+    assert [m.tool_results[0].text for m in closed] == [UNANSWERED_RESULT, STOPPED_RESULT, STOPPED_RESULT]
+    assert all(m.tool_results[0].is_error and not was_interrupted(m.tool_results[0]) for m in closed)

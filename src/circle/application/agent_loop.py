@@ -40,6 +40,7 @@ from circle.domain.messages import (
     ToolResultPart,
     Usage,
     close_unanswered,
+    unanswered_tool_calls,
 )
 from circle.domain.model import ModelRequest
 from circle.domain.thinking import ThinkingLevel
@@ -192,6 +193,8 @@ class AgentLoop:
         """The running calls' output so far by call id: a stopped call's result keeps it."""
         self._waited: set[str] = set()
         """The calls stopped while their approval waited for an answer: they never ran."""
+        self._begun: set[str] = set()
+        """The turn's calls that began; one a stop came before never ran."""
         budget = RequestBudget.for_model(
             info.context_window,
             max_output=settings.max_output_tokens or info.max_output,
@@ -232,6 +235,7 @@ class AgentLoop:
         self._stopped = None
         self._so_far.clear()
         self._waited.clear()
+        self._begun.clear()
         self.window.start_turn(self._turn_start)
         try:
             if prompt is not None:  # typed before this prompt, in a turn that ended without reading them
@@ -367,6 +371,7 @@ class AgentLoop:
         self, conversation: Conversation, calls: Sequence[ToolCallPart], inbox: Inbox
     ) -> None:
         index = 0
+        self._begun.clear()  # of this answer's calls (an id may come again in a later one)
         while index < len(calls) and not inbox.stop:
             group = [calls[index]]
             if calls[index].name in PARALLEL_TOOLS:
@@ -384,6 +389,7 @@ class AgentLoop:
         arguments = call.parsed_arguments()
         args_event: dict[str, JsonValue] = arguments if arguments is not None else {}
         self.events.emit(ToolExecutionStarted(tool_call_id=call.id, tool_name=call.name, args=args_event))
+        self._begun.add(call.id)
         token = CURRENT_CALL.set(call.id)
         try:
             output = await self._invoke(call, session_id, waits=waits)
@@ -567,16 +573,21 @@ class AgentLoop:
     async def _record_interruption(self, conversation: Conversation) -> str:
         """Store what a stop left: the answer's text and thinking shown so far (its text returned:
         the turn's answer), results for unanswered calls (a running command's with its output so far;
-        one stopped while its approval waited says it was not run)."""
+        one stopped while its approval waited, and those after it, say they were not run)."""
         partial, self._stopped = self._stopped, None
         if partial is not None:
             await conversation.append(partial, self.events)
         mask = self.context.secrets.mask
         outputs = {call: mask(output) for call, output in self._so_far.items()}
         self._so_far.clear()
-        for result in close_unanswered(conversation.messages, outputs=outputs, waiting=self._waited):
+        unbegun = {call.id for call in unanswered_tool_calls(conversation.messages)} - self._begun
+        closed = close_unanswered(
+            conversation.messages, outputs=outputs, waiting=self._waited, unbegun=unbegun
+        )
+        for result in closed:
             await conversation.append(result, self.events)
         self._waited.clear()
+        self._begun.clear()
         return "" if partial is None else partial.text
 
     def _end(

@@ -285,11 +285,14 @@ def close_unanswered(
     text: str = INTERRUPTED_RESULT,
     outputs: Mapping[str, str] | None = None,
     waiting: Collection[str] = (),
+    unbegun: Collection[str] = (),
 ) -> list[Message]:
     """Error results for every unanswered tool call, so the next request is valid everywhere;
     ``outputs``: a stopped call's output so far by its id, kept in its result (for the model) and
     shown on its row; ``waiting``: the ids of calls stopped while their approval waited for an
-    answer, which never ran (:data:`UNANSWERED_RESULT`, shown as :data:`UNANSWERED_SHOWN`)."""
+    answer, which never ran (:data:`UNANSWERED_RESULT`, shown as :data:`UNANSWERED_SHOWN`);
+    ``unbegun``: the ids of the calls after them the stop came before, which never ran either
+    (:data:`STOPPED_RESULT`, as when the turn ends after a call)."""
     closed = []
     for call in unanswered_tool_calls(messages):
         if call.id in waiting:
@@ -297,6 +300,11 @@ def close_unanswered(
                 call_id=call.id, name=call.name, text=UNANSWERED_RESULT, is_error=True, shown=UNANSWERED_SHOWN
             )
             closed.append(result)
+            continue
+        if call.id in unbegun:
+            closed.append(
+                Message.tool_result(call_id=call.id, name=call.name, text=STOPPED_RESULT, is_error=True)
+            )
             continue
         said = output_so_far((outputs or {}).get(call.id, ""))
         full = f"{text}\nIts output before it was stopped:\n{said}" if said else text
