@@ -76,3 +76,12 @@ async def test_stores_of_one_file_share_a_connection_and_each_closes_alone(tmp_p
     again = SqliteSessionStore(path)  # the last one closed it: a new one opens it again
     assert [cp.message.text for cp in await again.history("s1")] == []
     await again.aclose()
+
+
+async def test_a_call_asking_the_person_is_marked_asking_then_started_again(log: CallLog) -> None:
+    await log.started("s1", "a")
+    await log.asking("s1", "a")
+    await log.asking("s1", "b")
+    assert await log.marks("s1") == {"a": CallMark("a", "asking"), "b": CallMark("b", "asking")}
+    await log.started("s1", "a")
+    assert (await log.marks("s1"))["a"] == CallMark("a", "started")

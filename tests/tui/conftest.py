@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from circle._testing.call_log import InMemoryCallLog
 from circle.application.approvals import ApprovalMode, ApprovalPolicy
 from circle.application.ports.approver import Approver
 from circle.application.ports.asker import Asker
@@ -66,6 +67,8 @@ class FakeBackend:
     journal: InMemoryFileJournal = field(default_factory=InMemoryFileJournal)
     catalog: InMemoryCatalog | None = None
     """The models the runtime knows (default: ``scripted``, priced and reasoning)."""
+    calls: InMemoryCallLog | None = None
+    """How far each tool call got (None: not kept)."""
 
     def needs_setup(self) -> bool:
         return self.setup_needed
@@ -113,6 +116,7 @@ class FakeBackend:
             asker=asker,
             journal=self.journal,
             compactions=InMemoryCompactionStore(self.store),
+            calls=self.calls,
         )
         options = RuntimeOptions(workspace=WORKSPACE, model="scripted", data_dir="/data", home="/home/person")
         self.runtime = Runtime(ports, options)

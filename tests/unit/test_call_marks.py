@@ -9,11 +9,13 @@ from pydantic import JsonValue
 
 from circle._testing.call_log import InMemoryCallLog
 from circle.application.agent_loop import AgentLoop, Inbox, LoopSettings
+from circle.application.approvals import ApprovalPolicy
 from circle.application.conversation import Conversation
+from circle.application.ports.approver import ApprovalDecision, ApprovalRequest
 from circle.application.ports.process_runner import ProcessResult
 from circle.application.tools.base import ToolContext, ToolOutput
-from circle.domain.call_marks import CallMark, lost_result, outcome_of
-from circle.domain.messages import Message, ToolCallPart
+from circle.domain.call_marks import UNANSWERED_LOST, UNANSWERED_LOST_SHOWN, CallMark, lost_result, outcome_of
+from circle.domain.messages import Message, ToolCallPart, was_interrupted
 from circle.domain.model import ToolSpec
 from circle.testing import Call, Hang, answer
 
@@ -135,3 +137,59 @@ async def test_reopening_after_a_crash_says_what_became_of_each_call() -> None:
     assert "It was not run again" in results["a"]
     assert results["b"].startswith("Interrupted: Circle stopped while this call was still running")
     assert results["c"].startswith("Not run: Circle stopped before this call started")
+
+
+class Waits:
+    """The person at a card: each request waits until ``answer`` is set (None: never answered)."""
+
+    def __init__(self) -> None:
+        self.requests: list[ApprovalRequest] = []
+        self.answer: asyncio.Future[ApprovalDecision] | None = None
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.requests.append(request)
+        self.answer = asyncio.get_running_loop().create_future()
+        return await self.answer
+
+
+async def test_a_call_whose_approval_waits_for_the_person_is_marked_asking_until_allowed() -> None:
+    """Killed at the card (SIGKILL records nothing on the way out), the call read as 'Interrupted:
+    still running'; it never ran. Once allowed, it runs: started again."""
+    person = Waits()
+    h = Harness(approver=ApprovalPolicy("default", {}, person=person))
+    calls = InMemoryCallLog()
+    h.processes.script = {"touch e1": ProcessResult(exit_code=0, output="")}
+    h.model.add(answer("", Call("execute", {"command": "touch e1"}, id="c1")), answer("done"))
+    runtime = h.runtime()
+    runtime.ports.calls = calls
+    session = await runtime.new_session()
+    task = asyncio.create_task(session.prompt("make e1"))
+    async with asyncio.timeout(5):
+        while person.answer is None:
+            await asyncio.sleep(0.001)
+
+    assert calls.marks_by_session[session.session_id] == {"c1": CallMark("c1", "asking")}
+    person.answer.set_result(ApprovalDecision(allowed=True))
+    await asyncio.wait_for(task, 5)
+    assert calls.marks_by_session[session.session_id] == {"c1": CallMark("c1", "started")}
+    assert h.processes.calls
+
+
+async def test_a_call_whose_approval_never_had_an_answer_is_reopened_as_not_run() -> None:
+    h = Harness()
+    calls = InMemoryCallLog()
+    await h.store.create_session(workspace="/w", session_id="s1")
+    await h.store.append("s1", Message.user("go"))
+    asked = Message(role="assistant", parts=(ToolCallPart(id="a", name="execute", arguments="{}"),))
+    await h.store.append("s1", asked)
+    await calls.started("s1", "a")
+    await calls.asking("s1", "a")  # then Circle was killed, the card up
+    runtime = h.runtime()
+    runtime.ports.calls = calls
+
+    session = await runtime.open_session("s1")
+
+    result = session.conversation.messages[-1].tool_results[0]
+    assert result.text == UNANSWERED_LOST and result.shown == UNANSWERED_LOST_SHOWN
+    assert result.is_error and not was_interrupted(result)
+    assert result.text.startswith("Not run: Circle stopped while this call waited for the person's approval")

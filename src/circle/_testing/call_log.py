@@ -18,6 +18,9 @@ class InMemoryCallLog:
     async def started(self, session_id: str, call_id: str) -> None:
         self.marks_by_session.setdefault(session_id, {})[call_id] = CallMark(call_id, "started")
 
+    async def asking(self, session_id: str, call_id: str) -> None:
+        self.marks_by_session.setdefault(session_id, {})[call_id] = CallMark(call_id, "asking")
+
     async def finished(self, session_id: str, call_id: str, *, outcome: str) -> None:
         self.marks_by_session.setdefault(session_id, {})[call_id] = CallMark(call_id, "finished", outcome)
 

@@ -70,7 +70,7 @@ from .ports.model_catalog import ModelCatalog
 from .ports.model_client import ModelClient
 from .spending import CostMeter
 from .tools.base import ArgumentsChanged, Tool, ToolContext, ToolOutput, raise_if_changed
-from .unanswered import WatchedApprover, stopped_end
+from .unanswered import PERSON_ASKED, WatchedApprover, stopped_end
 
 log = logging.getLogger("circle.loop")
 CURRENT_CALL: ContextVar[str | None] = ContextVar("circle_tool_call", default=None)
@@ -391,12 +391,14 @@ class AgentLoop:
         self.events.emit(ToolExecutionStarted(tool_call_id=call.id, tool_name=call.name, args=args_event))
         self._begun.add(call.id)
         token = CURRENT_CALL.set(call.id)
+        asking = PERSON_ASKED.set(lambda waiting: self._mark(session_id, call.id, asking=waiting))
         try:
             output = await self._invoke(call, session_id, waits=waits)
         except asyncio.CancelledError:  # stopped: its end is told now, as its record will say it
             self.events.emit(stopped_end(call, waited=call.id in self._waited))
             raise
         finally:
+            PERSON_ASKED.reset(asking)
             CURRENT_CALL.reset(token)
         self._so_far.pop(call.id, None)
         if output.usage is not None:
@@ -476,12 +478,17 @@ class AgentLoop:
 
         return report
 
-    async def _mark(self, session_id: str, call_id: str, *, finished: ToolOutput | None = None) -> None:
-        """Mark the call started (or finished): a failure to mark is logged and the work goes on."""
+    async def _mark(
+        self, session_id: str, call_id: str, *, finished: ToolOutput | None = None, asking: bool = False
+    ) -> None:
+        """Mark the call started (or finished, or ``asking``: its approval waits for the person; see
+        :func:`~.unanswered.note_asking`): a failure to mark is logged and the work goes on."""
         if self.calls is None:
             return
         try:
-            if finished is None:
+            if asking:
+                await self.calls.asking(session_id, call_id)
+            elif finished is None:
                 await self.calls.started(session_id, call_id)
             else:
                 outcome = outcome_of(finished.text, is_error=finished.is_error)

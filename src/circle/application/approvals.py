@@ -49,6 +49,7 @@ from circle.domain.messages import Aside
 from circle.domain.web import WEBFETCH_TOOL, no_one_to_ask, site_rule
 
 from .ports.approver import ApprovalDecision, ApprovalRequest, Approver
+from .unanswered import note_asking
 
 ApprovalMode = Literal["default", "accept-edits", "read-only", "auto"]
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("default", "accept-edits", "read-only", "auto")
@@ -227,7 +228,10 @@ class ApprovalPolicy:
                 else self.hints.no_one_to_ask()
             )
             return ApprovalDecision(allowed=False, reason=f"{why}: {how}")
+        await note_asking(True)  # killed at the card, the call reads as not run when reopened
         decision = await self.person.decide(request)
+        if decision.allowed:
+            await note_asking(False)
         if decision.arguments is not None and dict(decision.arguments) != dict(request.arguments):
             return decision  # allowed as changed: the call as asked is not what the session allows
         if decision.allowed and decision.remember and fetch:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
-from circle.domain.call_marks import lost_result
+from circle.domain.call_marks import lost_result, lost_shown
 from circle.domain.checkpoints import MAIN_BRANCH, Checkpoint
 from circle.domain.messages import Message, Usage, close_unanswered, unanswered_tool_calls
 from circle.domain.spend import answers_spent, spent_apart, stand_ins
@@ -129,8 +129,8 @@ class Conversation:
         tail: int | None = None,
     ) -> Conversation:
         """Load a session; tool calls left without a result get a recorded result saying what is
-        known of them from ``calls`` (not started, still running, or run to the end with the
-        result lost), or "interrupted" without it.
+        known of them from ``calls`` (not started, not run as its approval waited, still running,
+        or run to the end with the result lost), or "interrupted" without it.
 
         With ``tail``, only the last ``tail`` messages are read (moved back to the person's message
         that began their turn): :attr:`earlier` counts the others, which :meth:`load` reads."""
@@ -149,7 +149,11 @@ class Conversation:
             marks = await calls.marks(session_id)
             results = [
                 Message.tool_result(
-                    call_id=c.id, name=c.name, text=lost_result(marks.get(c.id)), is_error=True
+                    call_id=c.id,
+                    name=c.name,
+                    text=lost_result(marks.get(c.id)),
+                    is_error=True,
+                    shown=lost_shown(marks.get(c.id)),
                 )
                 for c in unanswered
             ]

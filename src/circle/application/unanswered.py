@@ -8,12 +8,17 @@ context a :class:`WatchedApprover` around the session's approver (:meth:`Watched
 the calls it saw stopped are in its ``stopped`` set, by the id of the call that asked. A subagent's
 loop watches its own calls around the same approver, not around its parent's watch, so the
 ``task`` call that started it, which was running, stays interrupted.
+
+A Circle killed at the card (SIGKILL) records nothing on its way out: the approval policy tells
+the running call's log as it asks the person (:func:`note_asking`, through :data:`PERSON_ASKED`,
+which the loop sets around each call), so the session reopened says the call was not run.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from circle.domain.messages import INTERRUPTED_RESULT, UNANSWERED_RESULT, UNANSWERED_SHOWN, ToolCallPart
@@ -56,6 +61,21 @@ class WatchedApprover:
             raise
 
 
+PERSON_ASKED: ContextVar[Callable[[bool], Awaitable[None]] | None] = ContextVar(
+    "circle_person_asked", default=None
+)
+"""How the running call tells its log (the loop's, around each call): True as its approval goes to
+the person, False once they allowed it (it runs now)."""
+
+
+async def note_asking(waiting: bool) -> None:
+    """The running call's approval goes to the person (``waiting``), or they allowed it: its call
+    log marks it ``asking`` (reopened after a kill, it reads as not run), or ``started`` again."""
+    mark = PERSON_ASKED.get()
+    if mark is not None:
+        await mark(waiting)
+
+
 def stopped_end(call: ToolCallPart, *, waited: bool) -> ToolExecutionEnded:
     """How a call stopped by a cancelled turn ends: not run when its approval still ``waited``
     (an error's end, as a denied call's), else interrupted (``aborted``: it was running)."""
@@ -72,4 +92,4 @@ def stopped_end(call: ToolCallPart, *, waited: bool) -> ToolExecutionEnded:
     )
 
 
-__all__ = ["WatchedApprover", "stopped_end"]
+__all__ = ["PERSON_ASKED", "WatchedApprover", "note_asking", "stopped_end"]

@@ -1,5 +1,6 @@
-"""CallLog on circle.sqlite: one row per tool call that began, ``started`` (then ``finished`` when
-its result waited for other calls; see :mod:`circle.domain.call_marks`).
+"""CallLog on circle.sqlite: one row per tool call that began, ``started`` (``asking`` while its
+approval waits for the person, then ``finished`` when its result waited for other calls; see
+:mod:`circle.domain.call_marks`).
 
 Like the file journal, its table lives in the session store's file outside the versioned schema:
 made with ``CREATE TABLE IF NOT EXISTS`` on first use, ignored by an older Circle. Rows of a
@@ -7,7 +8,7 @@ deleted session are left (they name nothing but call ids); they are never read w
 
 ::
 
-    call_marks  (session_id, call_id) -> state ('started' or 'finished'), outcome, at
+    call_marks  (session_id, call_id) -> state ('started', 'asking' or 'finished'), outcome, at
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from circle.domain.call_marks import MAX_OUTCOME_CHARS, CallMark
+from circle.domain.call_marks import MAX_OUTCOME_CHARS, CallMark, CallState
 
 from ._database import Database
 
@@ -52,6 +53,9 @@ class SqliteCallLog:
     async def started(self, session_id: str, call_id: str) -> None:
         self._mark(session_id, call_id, "started", "")
 
+    async def asking(self, session_id: str, call_id: str) -> None:
+        self._mark(session_id, call_id, "asking", "")
+
     async def finished(self, session_id: str, call_id: str, *, outcome: str) -> None:
         self._mark(session_id, call_id, "finished", outcome[:MAX_OUTCOME_CHARS])
 
@@ -61,10 +65,7 @@ class SqliteCallLog:
             rows = connection.execute(
                 "SELECT call_id, state, outcome FROM call_marks WHERE session_id = ?", (session_id,)
             ).fetchall()
-        return {
-            call_id: CallMark(call_id, "finished" if state == "finished" else "started", outcome)
-            for call_id, state, outcome in rows
-        }
+        return {call_id: CallMark(call_id, _state(state), outcome) for call_id, state, outcome in rows}
 
     async def aclose(self) -> None:
         self._db.close()
@@ -79,6 +80,11 @@ class SqliteCallLog:
         with self._db.writing() as connection:
             connection.execute(TABLE)
         self._ready = True
+
+
+def _state(stored: str) -> CallState:
+    """A row's state (an unknown one, from a later Circle, reads as started: it may have run)."""
+    return "finished" if stored == "finished" else "asking" if stored == "asking" else "started"
 
 
 __all__ = ["TABLE", "SqliteCallLog"]

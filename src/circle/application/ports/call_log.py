@@ -17,6 +17,10 @@ class CallLog(Protocol):
         """The call's tool begins."""
         ...
 
+    async def asking(self, session_id: str, call_id: str) -> None:
+        """The call's approval waits for the person's answer (``started`` again once they allow it)."""
+        ...
+
     async def finished(self, session_id: str, call_id: str, *, outcome: str) -> None:
         """The call's tool returned (its result not yet stored)."""
         ...
