@@ -63,6 +63,23 @@ def question_keys(*, options: bool, several: bool) -> tuple[str, ...]:
     return tuple(dict.fromkeys(wordings))
 
 
+def typed_answer_keys(esc: str) -> tuple[str, ...]:
+    """What a question card with no options says, longest first, once the typing of the words shown
+    in the input box above it has paused: what is typed now is its answer (its own field takes
+    it), and enter sends the words above first, then the answer. The line for cards whose keys pick
+    (what you type goes to the box, the card waits) stayed, and was not so."""
+    return (
+        f"typing answers it · enter sends the words above, then the answer · {esc} · pgup pgdn scroll",
+        f"typing answers it · enter sends the words above, then the answer · {esc}",
+        f"typing answers it · enter sends the words first · {esc}",
+        "typing answers · enter sends the words first · esc",
+        "typing answers · enter sends the words · esc",
+        "typing answers · enter sends · esc",
+        "typing answers · enter · esc",
+        "type · enter · esc",
+    )
+
+
 def typing_keys(esc: str) -> tuple[str, ...]:
     """What a card's keys line says, longest first, while the input box above it shows words typed
     (``esc``: the card's own word for its esc). A toast said it at 80x24 over the options."""
@@ -111,4 +128,13 @@ class KeysLine:
         return Measurement(min(cell_len(said) for said in self.wordings), cell_len(self.wordings[0]))
 
 
-__all__ = ["APPROVAL_KEYS", "SECRET_KEYS", "KeysLine", "paused_keys", "pick", "question_keys", "typing_keys"]
+__all__ = [
+    "APPROVAL_KEYS",
+    "SECRET_KEYS",
+    "KeysLine",
+    "paused_keys",
+    "pick",
+    "question_keys",
+    "typed_answer_keys",
+    "typing_keys",
+]

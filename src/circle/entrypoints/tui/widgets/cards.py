@@ -22,6 +22,7 @@ from circle.entrypoints.tui.widgets.card_keys import (
     KeysLine,
     paused_keys,
     question_keys,
+    typed_answer_keys,
     typing_keys,
 )
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
@@ -95,20 +96,26 @@ class Card(Vertical, can_focus=True):
     def words_above(self, shown: bool, *, typing: bool = True) -> None:
         """The input box above the card shows words typed (``shown``), or no longer does: while
         they are being ``typing``, the keys line says where typing goes (enter sends it, the card
-        waits); once the typing paused, the card's keys (enter sends the words); else the card's
-        keys. A card with no options to pick keeps saying where typing goes."""
-        typing = shown and (typing or not self.options)
+        waits); once the typing paused, what its keys do then (:meth:`paused_wordings`); else the
+        card's keys."""
+        typing = shown and (typing or self.paused_wordings() is None)
         if (shown, typing) != (self.beside_words, self.typing_words):
             self.beside_words, self.typing_words = shown, typing
             self._show_keys()
 
+    def paused_wordings(self) -> tuple[str, ...] | None:
+        """Its keys line once the typing of the words above it paused: its keys answer it again,
+        enter sends the words. None for a card whose keys pick nothing: it keeps saying where
+        typing goes."""
+        return paused_keys(self.keys) if self.options else None
+
     def _show_keys(self) -> None:
         if not self.beside_words:
             said: str | tuple[str, ...] = self.keys
-        elif self.typing_words:
-            said = typing_keys(self.esc_said)
         else:
-            said = paused_keys(self.keys)
+            said = typing_keys(self.esc_said)
+            if not self.typing_words:
+                said = self.paused_wordings() or said
         self.keys_line.update(KeysLine(said))
 
     def on_mount(self) -> None:
@@ -373,6 +380,11 @@ class QuestionCard(Card):
         super().on_mount()
         if not self.options:
             self.typed.focus()
+
+    def paused_wordings(self) -> tuple[str, ...] | None:
+        """With no options, what is typed answers it (its field takes the keys once the typing of
+        the words above paused): its line says so, not where typing goes."""
+        return super().paused_wordings() if self.options else typed_answer_keys(self.esc_said)
 
     def _next(self, answer: Answer) -> None:
         self.answers.append(answer)
