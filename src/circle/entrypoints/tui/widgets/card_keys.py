@@ -6,6 +6,11 @@ about. A card gives its keys in several wordings, longest first, each one shorte
 the least needed keys; the line is drawn in the first that fits the width it is given, measured
 as it is laid out (so the first frame already has it). The last wording shows whole however
 narrow the width, wrapping if it must: a key it names is never cut.
+
+A card whose body scrolls (a long command or diff, a plan) is read to its end only with pgup and
+pgdn: its line is drawn in the wordings that name them (:func:`keeping_scroll`). At 50 columns,
+with words typed above the card, its line was ``enter sends the words · 1-3 pick · esc stop``,
+and nothing said how to reach the rest of the command.
 """
 
 from __future__ import annotations
@@ -26,11 +31,13 @@ APPROVAL_KEYS = (
     "1-3 pick · esc stop · pgup pgdn scroll",
     "1-3 pick · esc stop · pgup pgdn",
     "1-3 pick · esc stop",
+    "1-3 pick · esc",
     "1-3 · esc",
 )
 """An approval card's keys: shorter words first, then ↑↓ enter goes (the options are numbered
 above), then the options' names (``1-3 pick``, 3 denying as n does); the scroll keys, which
 alone reach the rest of a long diff at a narrow width, and esc stay longest."""
+SCROLL_KEYS = "pgup pgdn"
 
 
 SECRET_KEYS = (
@@ -90,6 +97,7 @@ def typing_keys(esc: str) -> tuple[str, ...]:
         f"enter sends what you typed, the card waits · {esc}",
         "enter sends the words, the card waits · esc",
         "enter sends them, card waits · esc",
+        "enter sends, card waits · esc",
         "enter sends · esc",
     )
 
@@ -103,6 +111,15 @@ def paused_keys(keys: str | Sequence[str]) -> tuple[str, ...]:
     bare = [said.replace("↑↓ enter picks", "↑↓ picks").replace("↑↓ enter", "↑↓") for said in wordings]
     longer = ((f"enter sends the words · {said}", f"enter sends · {said}") for said in bare)
     return tuple(dict.fromkeys(said for pair in longer for said in pair))
+
+
+def keeping_scroll(wordings: Sequence[str]) -> tuple[str, ...]:
+    """``wordings`` for a card whose body scrolls, in the same order: those that name the scroll
+    keys, then each of the others with them added (``… · esc · pgup pgdn``), so the narrowest still
+    say how to read the rest. The last, a last resort, wraps rather than leave them out."""
+    named = [said for said in wordings if SCROLL_KEYS in said]
+    added = [f"{said} · {SCROLL_KEYS}" for said in wordings if SCROLL_KEYS not in said]
+    return tuple(dict.fromkeys([*named, *added]))
 
 
 def pick(wordings: Sequence[str], width: int) -> str:
@@ -130,8 +147,10 @@ class KeysLine:
 
 __all__ = [
     "APPROVAL_KEYS",
+    "SCROLL_KEYS",
     "SECRET_KEYS",
     "KeysLine",
+    "keeping_scroll",
     "paused_keys",
     "pick",
     "question_keys",

@@ -20,6 +20,7 @@ from circle.entrypoints.tui.widgets.card_keys import (
     APPROVAL_KEYS,
     SECRET_KEYS,
     KeysLine,
+    keeping_scroll,
     paused_keys,
     question_keys,
     typed_answer_keys,
@@ -109,6 +110,11 @@ class Card(Vertical, can_focus=True):
         typing goes."""
         return paused_keys(self.keys) if self.options else None
 
+    @property
+    def body_scrolls(self) -> bool:
+        """Its body is longer than the rows it has: pgup and pgdn reach the rest."""
+        return any(c.show_vertical_scrollbar for c in self.children if isinstance(c, VerticalScroll))
+
     def _show_keys(self) -> None:
         if not self.beside_words:
             said: str | tuple[str, ...] = self.keys
@@ -116,12 +122,19 @@ class Card(Vertical, can_focus=True):
             said = typing_keys(self.esc_said)
             if not self.typing_words:
                 said = self.paused_wordings() or said
-        self.keys_line.update(KeysLine(said))
+        wordings = (said,) if isinstance(said, str) else said
+        self.keys_line.update(KeysLine(keeping_scroll(wordings) if self.body_scrolls else wordings))
 
     def on_mount(self) -> None:
         self._draw()
         self._show_keys()
         self.call_after_refresh(self._drawn)
+        for scroll in self.children:  # a body that comes to scroll (or no longer does) says so
+            if isinstance(scroll, VerticalScroll):
+                self.watch(scroll, "show_vertical_scrollbar", self._scrolls, init=False)
+
+    def _scrolls(self, _: bool) -> None:
+        self._show_keys()
 
     def _drawn(self) -> None:
         if self.shown_at is None:
