@@ -30,12 +30,14 @@ def run_tui(opts: RunOptions) -> int:
 
 def _run(opts: RunOptions) -> int:
     from circle.entrypoints.tui import _keys_mode as keys_mode
+    from circle.entrypoints.tui._frames import set_frame_rate
     from circle.entrypoints.tui._heap import hold_passes, let_passes
     from circle.entrypoints.tui._theme import TerminalQuestion
 
     hold_passes()  # until the interface has loaded: see _heap.py
     env = dict(os.environ)
     question = TerminalQuestion(env)  # asked now: the terminal answers while Textual loads
+    set_frame_rate()  # as Textual starts to load
     try:
         from circle.entrypoints.tui.app import CircleApp
     finally:

@@ -40,6 +40,7 @@ from circle.domain.errors import CircleError
 from circle.domain.todos import parse_todos
 from circle.entrypoints.tui import _format, _slash
 from circle.entrypoints.tui._desk import Desk
+from circle.entrypoints.tui._frames import start_frame_clock
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui._quitting import QUIT_WINDOW_S, quit_hints
@@ -160,7 +161,9 @@ class MainScreen(ViewKeys):
         from circle.entrypoints.tui.widgets.find_bar import FindBar
 
         yield self.conversation
-        yield FindBar(self.conversation, rest=self.conversation)  # hidden till ctrl+f; laid out now
+        find_bar = FindBar(self.conversation, rest=self.conversation)  # hidden till ctrl+f; laid out now
+        find_bar.field.cursor_blink = self.composer.cursor_blink  # steady where the input box's is
+        yield find_bar
         yield self.below
         yield self.plan
         yield self.completions
@@ -171,6 +174,7 @@ class MainScreen(ViewKeys):
         yield self.strip
 
     def on_mount(self) -> None:
+        start_frame_clock(self)  # the tail laid out shows at once, not a frame period later
         self.completions.display = False
         self.below.display = False
         self.desk.changed = self._cards_changed

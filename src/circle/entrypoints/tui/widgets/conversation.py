@@ -51,7 +51,7 @@ from circle.entrypoints.tui.widgets.person import UserRow, person_rows
 from circle.entrypoints.tui.widgets.rows import Answer, Notice, Thinking, TurnLine
 from circle.entrypoints.tui.widgets.said import Told, is_line
 from circle.entrypoints.tui.widgets.shell_row import ShellRow
-from circle.entrypoints.tui.widgets.slices import first_slice, slices_above
+from circle.entrypoints.tui.widgets.slices import fill, first_slice, slices_above
 from circle.entrypoints.tui.widgets.stale_keys import type_outside
 from circle.entrypoints.tui.widgets.tool_row import FILE_TOOLS, ToolRow, command_text, diff_text
 
@@ -365,6 +365,8 @@ class ConversationView(HeldView):
         self._slices = slices_above(rows[:split])
         self.drawing_above = bool(self._slices)
         rows = rows[split:]  # the rows on screen, drawn first; the others a slice a frame above them
+        if fill(rows, height=self.app.size.height):  # its scrollbar in the first layout: laid out
+            self.show_vertical_scrollbar = True  # without it first, each answer was drawn twice
         if start or unread:
             self.earlier = Earlier(messages[:start], unread=unread)
             rows.insert(0, self.earlier)

@@ -43,6 +43,11 @@ def first_slice(rows: Sequence[Widget], *, height: int) -> int:
     return start
 
 
+def fill(rows: Sequence[Widget], *, height: int) -> bool:
+    """``rows`` take ``height`` lines at least: laid out in a view that tall, they overflow it."""
+    return sum(_lines(row) for row in rows) >= height
+
+
 def slices_above(rows: Sequence[Widget]) -> list[list[Widget]]:
     """``rows`` cut into slices of :data:`SLICE_COST` at most, the last slice first (each is drawn
     above the one before it)."""
@@ -58,4 +63,4 @@ def slices_above(rows: Sequence[Widget]) -> list[list[Widget]]:
     return cut
 
 
-__all__ = ["ROW_COST", "SLICE_COST", "first_slice", "slices_above"]
+__all__ = ["ROW_COST", "SLICE_COST", "fill", "first_slice", "slices_above"]
