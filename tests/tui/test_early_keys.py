@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from circle.application.ports.approver import Approver
 from circle.application.ports.asker import Asker
 from circle.entrypoints.tui._backend import Built
-from circle.entrypoints.tui._early_keys import EarlyKeys, Typed, edited
+from circle.entrypoints.tui._early_keys import EarlyKeys, Sent, Typed, edited
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._theme import split_reply
 from circle.entrypoints.tui.app import CircleApp
@@ -127,7 +127,7 @@ def test_the_theme_question_keeps_the_keys_typed_around_its_answer() -> None:
 def test_enter_typed_before_the_app_took_the_terminal_sends_and_backspace_erases() -> None:
     """The interface has the keys as typed from its start (_keys_mode.py): enter comes as a
     carriage return, and ctrl+j (a line feed) starts a new line, as in the box."""
-    assert EarlyKeys("ok\rmore tx\x7fext").release() == Typed(("ok",), "more text")
+    assert EarlyKeys("ok\rmore tx\x7fext").release() == Typed((Sent("ok", typed="ok"),), "more text")
     assert EarlyKeys("one\ntwo").release() == Typed((), "one\ntwo")
     assert EarlyKeys("\x1b[200~pasted\x1b[201~ too").release() == Typed((), "pasted too")
 
@@ -199,7 +199,7 @@ def test_arrows_and_deletes_read_before_the_app_started_edit_the_text() -> None:
     assert EarlyKeys("helo\x1b[Dl").release() == Typed((), "hello", 1)
     assert EarlyKeys("ab\x1b[Hx\x1b[Fy\x1b[D\x1b[D\x1b[3~").release() == Typed((), "xay", 1)
     assert EarlyKeys("one two\x17\x01\x0b\x7fz").release() == Typed((), "z", 0)
-    assert EarlyKeys("a b\x1b[1;5Dc\r").release() == Typed(("a cb",), "", 0)
+    assert EarlyKeys("a b\x1b[1;5Dc\r").release() == Typed((Sent("a cb", typed="a cb"),), "", 0)
 
 
 def test_the_edit_keys_act_on_the_line_the_cursor_is_on() -> None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from textual import events
 
-from circle.entrypoints.tui._early_keys import EarlyKeys
+from circle.entrypoints.tui._early_keys import EarlyKeys, Sent
+from circle.entrypoints.tui.widgets.conversation import TurnLine, UserRow
+from circle.testing import answer
 
 from .conftest import SIZE, FixedClock, main_screen, until
 from .test_early_keys import starting_app
@@ -26,7 +28,7 @@ def test_a_paste_held_while_circle_starts_breaks_its_lines_as_the_box_does() -> 
     keys.hold(events.Key("X", "X"))
     assert keys.written().text == "one two\nXthree"  # home goes to the start of the paste's last line
     keys.hold(events.Key("enter", "\r"))
-    assert keys.release().sent == ("one two\nXthree",)
+    assert keys.release().sent == (Sent("one two\nXthree", typed="one two\nXthree"),)
 
 
 async def test_the_cursor_is_at_the_end_of_a_two_line_paste_made_while_circle_starts(
@@ -86,4 +88,26 @@ def test_a_long_paste_sent_with_an_early_enter_goes_whole() -> None:
     pasted = "\n".join(f"line {n}" for n in range(30))
     keys.hold(events.Paste(pasted))
     keys.hold(events.Key("enter", "\r"))
-    assert keys.release().sent == (pasted,)
+    assert keys.release().sent == (Sent(pasted, typed="[pasted text #1, 30 lines]"),)
+
+
+async def test_a_long_paste_sent_while_circle_starts_shows_folded_in_the_persons_row(
+    clock: FixedClock,
+) -> None:
+    """Found in tmux: the model got the whole paste, and so did the person's row (30 lines of it),
+    where a paste sent from the box shows folded."""
+    backend, app = starting_app(clock)
+    backend.model.add(answer("read it"))
+    pasted = "\r".join(f"line {n}" for n in range(30))
+    async with app.run_test(size=SIZE) as pilot:
+        app.early.hold(events.Paste(pasted))
+        app.early.hold(events.Key("enter", "\r"))
+        assert app.early.shown() == "› [pasted text #1, 30 lines]   (sent once Circle is up)\n› ▏"
+        backend.ready.set()
+        await until(pilot, lambda: app.host is not None)
+        screen = main_screen(app)
+        await until(pilot, lambda: bool(screen.conversation.query(TurnLine)))
+        rows = [str(row.content) for row in screen.conversation.query(UserRow)]
+        assert rows == ["› [pasted text #1, 30 lines]"]
+        sent = [m.text for m in backend.model.requests[0].messages if m.role == "user"]
+        assert sent[-1] == pasted.replace("\r", "\n")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from textual import events
 from textual._xterm_parser import XTermParser  # Textual's own terminal parser, as its driver uses it
@@ -39,12 +40,20 @@ _WORD = re.compile(r"(?<=\W)(?=\w)|(?<=\w)(?=\W)")
 """Where a word begins or ends, as the input box (a TextArea) finds it."""
 
 
+class Sent(NamedTuple):
+    """A message sent with enter: ``text`` as the model gets it (pastes put back), ``typed`` as
+    the box showed it (long pastes folded), which the person's row shows."""
+
+    text: str
+    typed: str
+
+
 @dataclass(frozen=True, slots=True)
 class Typed:
     """What the held keys wrote: the messages sent with enter, the text left in the box, and how
     many of its characters are after the cursor (0: it is at the end)."""
 
-    sent: tuple[str, ...] = ()
+    sent: tuple[Sent, ...] = ()
     text: str = ""
     after: int = 0
     pastes: tuple[str, ...] = ()
@@ -75,7 +84,7 @@ class EarlyKeys:
     def __init__(self, typed: str = "") -> None:
         self.held: list[events.Event] = []
         self.released = False
-        self._sent: list[str] = []
+        self._sent: list[Sent] = []
         """Messages sent with enter before the keys held now (see :meth:`clear`)."""
         self.interrupts = 0
         """ctrl+c pressed in ``typed`` with no text to let go of: the app acts on them as on a
@@ -126,7 +135,7 @@ class EarlyKeys:
                 text, at = text[: at - 1] + "\n" + text[at:], at  # as in the box: a new line
             elif event.key == "enter":
                 if text.strip():
-                    sent.append(expanded(text, dict(enumerate(pastes, start=1))))
+                    sent.append(Sent(expanded(text, dict(enumerate(pastes, start=1))), text))
                 text, at, pastes = "", 0, []
             elif event.key in EDIT_KEYS:
                 text, at = edited(text, at, event.key)
@@ -142,7 +151,7 @@ class EarlyKeys:
         """The held keys as the starting screen shows them: each message sent, then the text with
         the cursor where it is."""
         typed = self.written()
-        lines = [f"› {text}   (sent once Circle is up)" for text in typed.sent]
+        lines = [f"› {sent.typed}   (sent once Circle is up)" for sent in typed.sent]
         at = len(typed.text) - typed.after
         line = f"› {typed.text[:at]}▏{typed.text[at:]}"
         return "\n".join([*lines, line]) if lines or typed.text else ""
@@ -211,4 +220,13 @@ def _word_right(text: str, at: int, end: int) -> int:
     return at + skipped + found.start() if found else end
 
 
-__all__ = ["EDIT_KEYS", "HELD_KEYS", "NEW_LINE_KEYS", "EarlyKeys", "Typed", "edited", "typed_events"]
+__all__ = [
+    "EDIT_KEYS",
+    "HELD_KEYS",
+    "NEW_LINE_KEYS",
+    "EarlyKeys",
+    "Sent",
+    "Typed",
+    "edited",
+    "typed_events",
+]

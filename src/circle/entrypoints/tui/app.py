@@ -166,8 +166,8 @@ class CircleApp(App[int]):
         typed, screen = self.early.release(), self.sink.screen
         if screen is None:
             return
-        for text in typed.sent:  # as if sent from the box: commands run, messages go
-            screen.on_composer_submitted(Composer.Submitted(text))
+        for sent in typed.sent:  # as if sent from the box: commands run, messages go
+            screen.on_composer_submitted(Composer.Submitted(sent.text, typed=sent.typed))
         if typed.text:
             screen.composer.pastes.update(enumerate(typed.pastes, start=1))  # a new box: from 1 too
             screen.composer.type_text(typed.text)
