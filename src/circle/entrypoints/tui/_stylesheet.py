@@ -10,12 +10,32 @@ set of variables (a theme change clears the cache, as in Textual).
 
 The rules are Textual's own: the cache is keyed, as in Textual, by the CSS text, where it came
 from, its precedence and its scope.
+
+The session screen's own sources are parsed ahead, on the loader thread while "Starting Circle…"
+shows (:func:`parse_ahead`), and put in the cache once the loader is done (:func:`take_parsed`):
+parsed as the screen was pushed, they held the keys typed then some 15 ms longer. What is parsed
+ahead is parsed with the variables the app has then, and kept only if it still has them.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePath
+from types import SimpleNamespace
+
 from textual.cache import LRUCache
+from textual.css.errors import StylesheetError
+from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
+from textual.css.tokenizer import TokenError
+from textual.css.types import CSSLocation
+from textual.dom import DOMNode
+
+Source = tuple[str, CSSLocation, bool, int, str]
+"""A CSS source as Textual's parse cache keys it: the CSS, where it came from, whether it is a
+widget's DEFAULT_CSS, its tie breaker and its scope."""
+Parsed = dict[Source, list[RuleSet]]
 
 PARSED = 1024
 """Sources whose rules are kept: more than every widget class's ``DEFAULT_CSS`` and every screen's
@@ -57,4 +77,67 @@ def keep_parsed(stylesheet: Stylesheet) -> Stylesheet:
     return KeptStylesheet(variables=stylesheet._variables)
 
 
-__all__ = ["PARSED", "KeptStylesheet", "keep_parsed"]
+def default_sources(nodes: Iterable[type[DOMNode]]) -> list[Source]:
+    """The DEFAULT_CSS sources a widget of each of ``nodes`` adds to the stylesheet (its own and
+    its bases'), as Textual adds them when the widget is mounted."""
+    found: dict[Source, None] = {}
+    for node in nodes:
+        bases = SimpleNamespace(_node_bases=node._css_bases(node))  # what _get_default_css reads
+        for read_from, css, tie_breaker, scope in DOMNode._get_default_css(bases):  # type: ignore[arg-type]
+            found[(css, read_from, True, tie_breaker, scope)] = None
+    return list(found)
+
+
+def file_sources(paths: Sequence[str | PurePath]) -> list[Source]:
+    """The sources of a screen's ``CSS_PATH`` files, as ``Stylesheet.read`` adds them; a file that
+    cannot be read is left to Textual, which says so."""
+    found: list[Source] = []
+    for path in paths:
+        try:
+            css = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        found.append((css, (os.path.abspath(os.path.expanduser(path)), ""), False, 0, ""))
+    return found
+
+
+def parse_ahead(sources: Iterable[Source], variables: dict[str, str]) -> Parsed:
+    """The rules of ``sources`` parsed with ``variables`` (call it on any thread: it touches no
+    app); a source that does not parse is left out, for Textual to parse and report."""
+    parser = Stylesheet(variables=variables)
+    parsed: Parsed = {}
+    for source in sources:
+        css, read_from, is_default, tie_breaker, scope = source
+        try:
+            parsed[source] = parser._parse_rules(css, read_from, is_default, tie_breaker, scope)
+        except (StylesheetError, TokenError):
+            continue
+    return parsed
+
+
+def take_parsed(stylesheet: Stylesheet, parsed: Parsed, *, variables: dict[str, str]) -> int:
+    """Keep what :func:`parse_ahead` parsed with ``variables`` in ``stylesheet``'s cache, when it
+    still has those variables (a theme chosen meanwhile would style with the old colours), on the
+    app's thread; how many sources were kept."""
+    if stylesheet._variables != variables:
+        return 0
+    cache = stylesheet._parse_cache
+    kept = 0
+    for source, rules in parsed.items():
+        if source not in cache:
+            cache[source] = rules
+            kept += 1
+    return kept
+
+
+__all__ = [
+    "PARSED",
+    "KeptStylesheet",
+    "Parsed",
+    "Source",
+    "default_sources",
+    "file_sources",
+    "keep_parsed",
+    "parse_ahead",
+    "take_parsed",
+]

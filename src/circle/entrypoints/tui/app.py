@@ -28,7 +28,7 @@ from circle.entrypoints.tui._hangup import TerminalClosed
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._quitting import QUIT_HINT, QUIT_WINDOW_S
 from circle.entrypoints.tui._screen_diff import ScreenDiff
-from circle.entrypoints.tui._stylesheet import keep_parsed
+from circle.entrypoints.tui._stylesheet import Parsed, keep_parsed, take_parsed
 from circle.entrypoints.tui.widgets.stale_keys import ClosingScreens, ReadsKeys, type_at_read
 
 if TYPE_CHECKING:
@@ -274,7 +274,9 @@ class CircleApp(App[int]):
                 painted = asyncio.Event()  # the loader's imports would hold the first frame back
                 self.call_after_refresh(painted.set)
                 await painted.wait()
-                self._backend = await asyncio.to_thread(_load, self._make_backend)
+                variables = dict(self.stylesheet._variables)
+                self._backend, parsed = await asyncio.to_thread(_load, self._make_backend, variables)
+                take_parsed(self.stylesheet, parsed, variables=variables)  # not parsed as it is pushed
                 keep_loaded()  # before any session is drawn: see _heap.py
             await self._start()
         except CircleError as exc:
@@ -380,12 +382,14 @@ class CircleApp(App[int]):
         self.exit(code, return_code=code)
 
 
-def _load(make: Callable[[], Backend]) -> Backend:
-    """On a thread: the backend, with the modules a session needs imported while the app paints."""
-    import circle.entrypoints.tui._host
-    import circle.entrypoints.tui.screens.main  # noqa: F401
+def _load(make: Callable[[], Backend], variables: dict[str, str]) -> tuple[Backend, Parsed]:
+    """On a thread: the backend, with the modules a session needs imported while the app paints,
+    and the session screen's styles parsed with the app's ``variables``."""
+    import circle.entrypoints.tui._host  # noqa: F401
+    from circle.entrypoints.tui._stylesheet import parse_ahead
+    from circle.entrypoints.tui.screens.main import first_css
 
-    return make()
+    return make(), parse_ahead(first_css(), variables)
 
 
 def exit_lines(

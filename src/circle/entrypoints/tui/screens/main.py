@@ -44,6 +44,7 @@ from circle.entrypoints.tui._frames import start_frame_clock
 from circle.entrypoints.tui._history import InputHistory
 from circle.entrypoints.tui._host import Host
 from circle.entrypoints.tui._quitting import QUIT_WINDOW_S, quit_hints
+from circle.entrypoints.tui._stylesheet import Source, default_sources, file_sources
 from circle.entrypoints.tui.screens._keys_at_card import KeysAtCard
 from circle.entrypoints.tui.screens._rest import show_session
 from circle.entrypoints.tui.screens._view_keys import ViewKeys
@@ -639,6 +640,19 @@ class MainScreen(ViewKeys):
             self.refresh_footer()
 
 
+def first_css() -> list[Source]:
+    """The styles the session screen's first frame takes: its style files and the DEFAULT_CSS of
+    the widgets it starts with, parsed on the loader thread (see ``_stylesheet.py``);
+    test_first_css checks that the screen, pushed, parses none of its own."""
+    from circle.entrypoints.tui.widgets.find_bar import FindBar, _Field
+    from circle.entrypoints.tui.widgets.welcome import Welcome
+
+    widgets = (MainScreen, ConversationView, FindBar, _Field, Static, Vertical, CompletionList, Composer)
+    return file_sources(MainScreen.CSS_PATH) + default_sources(
+        (*widgets, BusyLine, PlanBox, FooterLine, Strip, Welcome)
+    )
+
+
 def _quit_line(*, jobs: int = 0, width: int | None = None) -> str:
     """The footer's words while ctrl+c is armed, in place of its line: the longest that fits (a
     toast there covered the input box), saying that leaving stops the ``jobs`` running."""
@@ -646,4 +660,4 @@ def _quit_line(*, jobs: int = 0, width: int | None = None) -> str:
     return next((hint for hint in hints if width is None or len(hint) <= width), hints[-1])
 
 
-__all__ = ["AgentEventArrived", "MainScreen"]
+__all__ = ["AgentEventArrived", "MainScreen", "first_css"]
