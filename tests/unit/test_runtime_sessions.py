@@ -11,7 +11,7 @@ from circle.application.ports.session_lease import Lease
 from circle.application.runtime import Runtime
 from circle.domain.errors import SessionBusyError
 from circle.domain.messages import Message
-from circle.testing import answer
+from circle.testing import Call, Hang, answer
 
 from ._harness import Harness
 
@@ -81,3 +81,56 @@ async def test_a_named_new_session_is_leased_before_it_is_made() -> None:
     with pytest.raises(SessionBusyError):
         await runtime.fork_session("s0", new_session_id="s1")
     assert await harness.store.get_session("s1") is None
+
+
+async def test_a_session_left_for_another_is_given_up_so_another_circle_may_open_it() -> None:
+    """Found in tmux: after /fork and /resume, `circle -r` in another terminal was refused every
+    session the first Circle had moved on from ("is open in another Circle", exit 1)."""
+    table: dict[str, Lease] = {}
+    harness = Harness()
+    runtime = _runtime(harness, InMemorySessionLease(table, pid=1))
+    first = await runtime.new_session(session_id="s1")
+    await first.conversation.append(Message.user("hi"))
+    forked = await runtime.fork_session("s1", new_session_id="f1")
+
+    assert await runtime.leave(first)
+
+    other = _runtime(harness, InMemorySessionLease(table, pid=2))
+    reopened = await other.open_session("s1")  # another Circle opens it
+    assert reopened.session_id == "s1"
+    with pytest.raises(SessionBusyError, match="pid 1"):
+        await other.open_session(forked.session_id)  # the one moved on to stays held
+    assert runtime.sessions == [forked]
+
+
+async def test_a_session_left_while_it_works_keeps_its_lease() -> None:
+    """A background job's end, or a turn's, is stored in the session it ran in: it stays held."""
+    harness = Harness()
+    harness.processes.script = {"sleep 100": Hang()}
+    harness.model.add(answer("", Call("execute", {"command": "sleep 100"})))
+    lease = InMemorySessionLease()
+    runtime = _runtime(harness, lease)
+    first = await runtime.new_session(session_id="s1")
+    turn = asyncio.create_task(first.prompt("wait"))
+    async with asyncio.timeout(5):
+        while not harness.processes.calls:  # its command runs
+            await asyncio.sleep(0.001)
+    await runtime.new_session(session_id="s2")
+
+    assert not await runtime.leave(first)
+    assert set(lease.held) == {"s1", "s2"}
+    first.cancel()
+    await asyncio.wait_for(turn, 5)
+
+
+async def test_the_same_session_opened_again_keeps_its_lease_when_the_old_one_is_left() -> None:
+    """/tree goes on in the same session on another branch: a new session object, the same id."""
+    harness = Harness()
+    lease = InMemorySessionLease()
+    runtime = _runtime(harness, lease)
+    first = await runtime.new_session(session_id="s1")
+    await first.conversation.append(Message.user("hi"))
+    again = await runtime.open_session("s1")
+
+    assert await runtime.leave(first)
+    assert set(lease.held) == {"s1"} and runtime.sessions == [again]

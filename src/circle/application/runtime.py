@@ -530,6 +530,21 @@ class Runtime:
             except StorageError:
                 continue  # the file was busy: the next beat tries again, well within the TTL
 
+    async def leave(self, session: AgentSession) -> bool:
+        """The person moved on from ``session`` (another one was opened in its place): its lease
+        is given up, so another Circle may open it now, unless it still works (a turn, a background
+        job or subagent, whose results it stores): then it is kept until the runtime closes, as
+        before. True when it was given up. Held, a session left by /fork, /resume or /new stayed
+        closed to every other Circle for as long as this one ran."""
+        if session.is_busy or (session.jobs is not None and session.jobs.running):
+            return False
+        if session in self._sessions:
+            self._sessions.remove(session)
+        still_open = any(other.session_id == session.session_id for other in self._sessions)
+        if self.ports.lease is not None and not still_open:
+            await self.ports.lease.release(session.session_id)
+        return True
+
     async def release(self) -> None:
         """Stop renewing and give up every lease, so another Circle may open the sessions at once."""
         if self._heartbeat is not None:

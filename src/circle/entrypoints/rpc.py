@@ -241,8 +241,10 @@ class RpcServer:
         """Make the session ``opening`` gives the current one; the old one's jobs get no more turns."""
         self.session.hold_job_turns = True
         self.aborted = True
-        self.session = await opening
+        left, self.session = self.session, await opening
         self.aborted = False
+        if left is not self.session:
+            await self.runtime.leave(left)  # another Circle may open it now
         self._watch(self.session)
         self.apply_settings()
         self.publish_queue()

@@ -158,9 +158,12 @@ class Host:
         return await self.runtime.ports.store.list_sessions(workspace=self.workspace, limit=50)
 
     async def switch_to(self, session: AgentSession) -> None:
-        if self.session.conversation.stored and self.session.session_id != session.session_id:
-            self.left = self.session.session_id
+        left = self.session
+        if left.conversation.stored and left.session_id != session.session_id:
+            self.left = left.session_id
         self.session = session
+        if left is not session:
+            await self.runtime.leave(left)  # another Circle may open it now
         self.session_usage, self.session_cost, self.context_tokens = Usage(), None, 0
         self.session_estimated = 0
         self.count_history()
