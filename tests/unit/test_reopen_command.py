@@ -46,3 +46,21 @@ def test_the_exit_line_names_the_command_that_works(tmp_path: Path) -> None:
         [], "abc", ephemeral=False, command=circle_command(argv0=str(script), which=lambda n: None)
     )
     assert lines == [f"Continue this session with: {script} --session abc"]
+
+
+def test_python_dash_m_circle_is_named_with_the_python_that_runs_it(tmp_path: Path) -> None:
+    """Found in tmux: run as `python -m circle` with no circle on PATH, the exit line said
+    `circle --session ID`, which the shell could not find (rc 127)."""
+    import circle.__main__ as package_main
+
+    python = tmp_path / "my venv" / "bin" / "python"
+    main = package_main.__file__
+    assert circle_command(argv0=main, which=lambda name: None, executable=str(python)) == (
+        f"'{python}' -m circle"
+    )
+    beside = str(python.parent / "circle")
+    assert circle_command(argv0=main, which=lambda name: beside, executable=str(python)) == "circle"
+    other = str(tmp_path / "elsewhere" / "circle")
+    assert circle_command(argv0=main, which=lambda name: other, executable=str(python)) == (
+        f"'{python}' -m circle"
+    )
