@@ -28,6 +28,7 @@ from circle.entrypoints.tui.widgets.card_keys import (
 )
 from circle.entrypoints.tui.widgets.conversation import command_text, diff_text
 from circle.entrypoints.tui.widgets.markdown import ChatMarkdown
+from circle.entrypoints.tui.widgets.paging import page_by
 from circle.entrypoints.tui.widgets.stale_keys import TakesTyping, pass_on
 
 READY_S = 0.5
@@ -35,7 +36,10 @@ READY_S = 0.5
 "hello" and its enter, typed as an approval card came up, would answer it with the highlighted
 option (Allow once); those keys go to the input box (as Firefox holds its install buttons for a
 moment after showing them)."""
-PREVIEW_LINES = 30
+PREVIEW_LINES = 2_000
+"""Lines of a change's diff the card shows, scrolled inside it (pgup pgdn); past them, ctrl+o's
+transcript has the whole diff. Cut at 30, an overwrite of an 80-line file showed only lines it
+took away, none of what the file would hold."""
 PLAN_ROWS = 6
 """Rows a plan's card gives its plan before the card goes tight (the plan box gives way, the frame
 grows): at 80x24 it had 3, which showed the plan's title and a blank line."""
@@ -316,10 +320,7 @@ class ApprovalCard(Card):
             self.move(-1 if event.key == "up" else 1)
         elif event.key in SCROLL_KEYS:
             for scroll in self.query(VerticalScroll):
-                if event.key == "pageup":
-                    scroll.scroll_page_up(animate=False)
-                else:
-                    scroll.scroll_page_down(animate=False)
+                page_by(scroll, -1 if event.key == "pageup" else 1)  # each key a page, however quick
         else:
             return
         event.stop()
@@ -442,8 +443,7 @@ class QuestionCard(Card):
             self.focus()
         elif key in SCROLL_KEYS:  # a long question (a plan) scrolls in its own box
             scroll = self.query_one(".card-question-scroll", VerticalScroll)
-            page = scroll.scroll_page_up if key == "pageup" else scroll.scroll_page_down
-            page(animate=False)
+            page_by(scroll, -1 if key == "pageup" else 1)
         elif key == "space" and not typing and self.pending.questions[self.index].multiple:
             self.marked ^= {self.selected}
             self._draw()
