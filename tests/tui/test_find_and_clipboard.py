@@ -98,6 +98,22 @@ async def test_editor_and_ctrl_g_put_the_edited_text_in_the_input(
         assert screen.composer.text == "start here, edited"
 
 
+async def test_a_line_the_editor_appends_goes_on_a_line_of_its_own(
+    make_app: Callable[..., CircleApp], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in tmux: the draft was written without a final line break, so an editor (or a
+    script) that adds a line put it right after the draft: 'my draftline added'."""
+    script(tmp_path, "append", 'echo "line added" >> "$1"')
+    monkeypatch.setenv("VISUAL", str(tmp_path / "append"))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await turns(pilot, app)
+        await pilot.press(*"my draft")
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: screen.composer.text != "my draft")
+        assert screen.composer.text == "my draft\nline added"
+
+
 async def test_a_selection_is_copied_with_osc_52_and_into_tmux(
     make_app: Callable[..., CircleApp], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from textual import events
+
 from circle.domain.messages import Message, TextPart, ToolCallPart
 from circle.entrypoints.tui.app import CircleApp
 from circle.entrypoints.tui.screens.transcript import TranscriptScreen, transcript_text
@@ -81,3 +83,22 @@ async def test_opening_the_transcript_restyles_nothing_on_the_session_screen(
         await app.push_screen(transcript)
         await until(pilot, lambda: transcript.done)
         assert not restyled
+
+
+async def test_home_and_end_in_the_transcript_go_there_at_once(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """Found in tmux: Home scrolled a long transcript to its top in an animation of 1-3 s."""
+    messages = long_session(60)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        transcript = TranscriptScreen(messages)
+        await app.push_screen(transcript)
+        await until(pilot, lambda: transcript.done, within=60)
+        app.post_message(events.Key("home", None))  # pilot.press would wait for an animation to end
+        await until(pilot, lambda: transcript.scroll.scroll_y < transcript.scroll.max_scroll_y)
+        assert transcript.scroll.scroll_y == 0  # there at once, not a step of an animation
+        app.post_message(events.Key("end", None))
+        await until(pilot, lambda: transcript.scroll.scroll_y > 0)
+        assert transcript.scroll.scroll_y == transcript.scroll.max_scroll_y

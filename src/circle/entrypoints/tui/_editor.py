@@ -43,7 +43,8 @@ def edit(app: App[int], text: str, *, env: Mapping[str, str] | None = None) -> s
     command = editor_command(os.environ if env is None else env)
     with tempfile.TemporaryDirectory(prefix="circle-edit-") as folder:
         path = Path(folder) / "message.md"
-        path.write_text(text, encoding="utf-8")
+        ended = text if not text or text.endswith("\n") else text + "\n"  # as editors end a file
+        path.write_text(ended, encoding="utf-8")
         try:
             with contextlib.ExitStack() as aside:
                 with contextlib.suppress(SuspendNotSupported):  # headless: nothing to step aside from

@@ -203,6 +203,8 @@ class TranscriptScreen(Screen[None]):
         Binding("ctrl+o", "close", "close", show=False, priority=True),
         Binding("pageup", "page(-1)", "scroll up", show=False, priority=True),
         Binding("pagedown", "page(1)", "scroll down", show=False, priority=True),
+        Binding("home", "edge(-1)", "top", show=False, priority=True),
+        Binding("end", "edge(1)", "bottom", show=False, priority=True),
     ]
 
     def __init__(
@@ -327,6 +329,14 @@ class TranscriptScreen(Screen[None]):
     def action_page(self, pages: int) -> None:
         """PageUp/PageDown: a page each, however quickly they come (see widgets/paging.py)."""
         page_by(self.scroll, pages)
+
+    def action_edge(self, where: int) -> None:
+        """Home and End: the top or the end at once (Textual's own scrolled there in an animation
+        of 1-3 s in a long transcript, the keys read meanwhile counted from where it was)."""
+        if where < 0:
+            self.scroll.scroll_home(animate=False, immediate=True)
+        else:
+            self.scroll.scroll_end(animate=False, immediate=True)
 
 
 __all__ = [
