@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from circle._testing.call_log import InMemoryCallLog
+from circle._testing.lease import InMemorySessionLease
 from circle.application.approvals import ApprovalMode, ApprovalPolicy
 from circle.application.ports.approver import Approver
 from circle.application.ports.asker import Asker
@@ -69,6 +70,8 @@ class FakeBackend:
     """The models the runtime knows (default: ``scripted``, priced and reasoning)."""
     calls: InMemoryCallLog | None = None
     """How far each tool call got (None: not kept)."""
+    lease: InMemorySessionLease | None = None
+    """The sessions' leases (None: not kept)."""
 
     def needs_setup(self) -> bool:
         return self.setup_needed
@@ -117,6 +120,7 @@ class FakeBackend:
             journal=self.journal,
             compactions=InMemoryCompactionStore(self.store),
             calls=self.calls,
+            lease=self.lease,
         )
         options = RuntimeOptions(workspace=WORKSPACE, model="scripted", data_dir="/data", home="/home/person")
         self.runtime = Runtime(ports, options)

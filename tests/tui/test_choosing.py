@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 from textual.widgets import OptionList
 
+from circle._testing.lease import InMemorySessionLease
+from circle.application.ports.session_lease import Lease
 from circle.domain.messages import Message
 from circle.entrypoints.tui._recent import relative_when
 from circle.entrypoints.tui.app import CircleApp
@@ -120,3 +122,25 @@ def test_the_titles_line_up_whatever_the_date() -> None:
     dates = (NOW - 60, NOW - 3 * 86400, time.mktime((2025, 10, 30, 9, 0, 0, 0, 0, -1)), NOW - 20)
     labels = [used(then) for then in dates]
     assert len({label.index("dols") for label in labels}) == 1, labels
+
+
+async def test_a_session_open_in_another_circle_picked_at_start_is_said_over_the_picker(
+    make_app: Callable[..., CircleApp], backend: FakeBackend
+) -> None:
+    """Found in tmux: `circle -r`, a session picked that another Circle had open: the message, and
+    Circle ended (exit 1). The picker comes back saying so; esc starts a new session."""
+    table: dict[str, Lease] = {}
+    await backend.store.create_session(workspace=WORKSPACE, session_id="busy", title="the busy one")
+    await backend.store.append("busy", Message.user("held elsewhere"))
+    await InMemorySessionLease(table, pid=1).acquire("busy")
+    backend.lease = InMemorySessionLease(table, pid=2)
+    app = make_app(resume=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: picker_filled(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: "open in another Circle" in "\n".join(screen_lines(app)))
+        assert isinstance(app.screen, PickerScreen) and app.return_code is None
+        assert "esc for a new session" in "\n".join(screen_lines(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.host is not None)
+        assert app.host.session.session_id != "busy"

@@ -336,6 +336,7 @@ class CircleApp(App[int]):
             screen.send(self.opts.message)
 
     async def _open(self, runtime: Runtime) -> AgentSession:
+        from circle.domain.errors import SessionBusyError
         from circle.entrypoints.headless import open_session
         from circle.entrypoints.tui.widgets.earlier import TAIL
 
@@ -345,11 +346,14 @@ class CircleApp(App[int]):
 
             sessions = await runtime.ports.store.list_sessions(workspace=runtime.options.workspace, limit=50)
             items = session_choices(sessions, now=time.time())
-            chosen = await self.push_screen_wait(
-                PickerScreen("Resume a session", items, empty="This folder has no sessions yet.")
-            )
-            if chosen is not None:
-                return await runtime.open_session(chosen, tail=TAIL)
+            title = "Resume a session"
+            while (
+                chosen := await self.push_screen_wait(PickerScreen(title, items, empty=NO_SESSIONS))
+            ) is not None:
+                try:
+                    return await runtime.open_session(chosen, tail=TAIL)
+                except SessionBusyError as exc:  # said over the list again: Circle did not just end
+                    title = f"{exc.message}. Pick another, or esc for a new session"
             return await runtime.new_session()
         return await open_session(runtime, self.opts, tail=TAIL)
 
@@ -380,6 +384,9 @@ class CircleApp(App[int]):
             else:
                 self.exit_lines = exit_lines(stopped, host.session.session_id, ephemeral=not kept)
         self.exit(code, return_code=code)
+
+
+NO_SESSIONS = "This folder has no sessions yet."
 
 
 def _load(make: Callable[[], Backend], variables: dict[str, str]) -> tuple[Backend, Parsed]:
