@@ -447,6 +447,7 @@ class MainScreen(ViewKeys):
             self.set_focus(self.composer, scroll_visible=False)
             self.card.remove()
             self.card = None
+            self.busy.card_shown(False)
         held = pending is not None and self.composer.typing and self.app.screen is self
         self._card_waits(held)
         if pending is None or held or self.app.screen is not self:
@@ -461,6 +462,7 @@ class MainScreen(ViewKeys):
         self.completions.hide()
         self.frame.mount(self.card)
         self.card.focus()
+        self.busy.card_shown(True)
 
     def _card_waits(self, held: bool) -> None:
         """Say on the busy line that a card waits while the words typed hold it back; once it

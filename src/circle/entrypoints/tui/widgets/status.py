@@ -73,6 +73,9 @@ class BusyLine(Static):
         self._retry: tuple[RetryScheduled, float] | None = None
         self._shown: Text | None = None
         self._step = 0
+        self.card_up = False
+        """An approval card is up: the command it asks about is not running, so ctrl+b (which
+        moves a running one to the background) is not offered."""
 
     def on_mount(self) -> None:
         self.set_interval(TICK_S, self._tick)
@@ -96,6 +99,13 @@ class BusyLine(Static):
         self.display = True
         if not same:
             self._draw()
+
+    def card_shown(self, up: bool) -> None:
+        """An approval card went up (``up``) or away: the line drawn again with or without ctrl+b."""
+        if up != self.card_up:
+            self.card_up = up
+            if self.display:
+                self._draw()
 
     def hide(self) -> None:
         self.activity = self.retry = ""
@@ -150,7 +160,7 @@ class BusyLine(Static):
             parts.append(f" · ↓ {tokens(self.tokens)} tokens")
         width = (self.content_size.width or 200) - 2 - len(CANCEL_HINT)
         width -= len(f" · {self.retry}") if self.retry else 0
-        hint = BACKGROUND_HINT if self.activity.startswith("execute") else ""
+        hint = BACKGROUND_HINT if self.activity.startswith("execute") and not self.card_up else ""
         if width - len(hint) - len("".join(parts)) >= len(self.activity):
             width -= len(hint)  # the key's hint shows when what runs fits whole beside it
         else:
