@@ -9,7 +9,7 @@ import pytest
 from circle._testing.lease import InMemorySessionLease
 from circle.application.ports.session_lease import Lease
 from circle.application.runtime import Runtime
-from circle.domain.errors import SessionBusyError
+from circle.domain.errors import SessionBusyError, StorageError
 from circle.domain.messages import Message
 from circle.testing import Call, Hang, answer
 
@@ -134,3 +134,20 @@ async def test_the_same_session_opened_again_keeps_its_lease_when_the_old_one_is
 
     assert await runtime.leave(first)
     assert set(lease.held) == {"s1"} and runtime.sessions == [again]
+
+
+class _BusyStoreLease(InMemorySessionLease):
+    """A lease whose store is busy when one is given up."""
+
+    async def release(self, session_id: str | None = None) -> None:
+        raise StorageError("database is locked")
+
+
+async def test_a_lease_that_cannot_be_given_up_now_does_not_stop_the_switch() -> None:
+    """The person's /fork or /resume has happened: the old lease then expires after its TTL."""
+    harness = Harness()
+    runtime = _runtime(harness, _BusyStoreLease())
+    first = await runtime.new_session(session_id="s1")
+    await runtime.new_session(session_id="s2")
+
+    assert await runtime.leave(first)

@@ -542,7 +542,8 @@ class Runtime:
             self._sessions.remove(session)
         still_open = any(other.session_id == session.session_id for other in self._sessions)
         if self.ports.lease is not None and not still_open:
-            await self.ports.lease.release(session.session_id)
+            with contextlib.suppress(StorageError):  # the store busy: it expires after its TTL
+                await self.ports.lease.release(session.session_id)
         return True
 
     async def release(self) -> None:
