@@ -82,11 +82,12 @@ async def test_scrolled_up_the_view_stays_and_says_new_output_is_below_until_end
         assert not screen.below.display
         await wheel_up(pilot, screen)
         assert not at_end(screen)
+        await until(pilot, lambda: screen.below.display)
+        assert any("↓ more below" in line for line in screen_lines(app))  # nothing new yet
         held = screen.conversation.scroll_y
         screen.conversation.notice("the second answer")  # output of the turn still running
-        await until(pilot, lambda: screen.below.display)
-        assert screen.conversation.scroll_y == held
-        assert any("new output below" in line for line in screen_lines(app))
+        await until(pilot, lambda: any("new output below" in line for line in screen_lines(app)))
+        assert screen.conversation.scroll_y == held and screen.below.display
         await pilot.press("end")
         await until(pilot, lambda: at_end(screen) and not screen.below.display)
         assert any("the second answer" in line for line in screen_lines(app))

@@ -38,7 +38,7 @@ async def test_tab_to_a_row_above_the_end_shows_the_marker_and_end_comes_back(
         assert app.focused is row
         await until(pilot, lambda: not view.following)
         await until(pilot, lambda: screen.below.display)
-        assert any("new output below" in line for line in screen_lines(app))
+        assert any("↓ more below" in line for line in screen_lines(app))  # nothing new came
         await pilot.press("end")
         await until(pilot, lambda: view.following and view.scroll_y == view.max_scroll_y)
         await until(pilot, lambda: not screen.below.display)

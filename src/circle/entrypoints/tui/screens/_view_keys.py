@@ -17,6 +17,12 @@ from textual.widgets import Static
 from circle.entrypoints.tui.widgets.conversation import ConversationView, ShellRow, ToolRow
 from circle.entrypoints.tui.widgets.paging import page_by
 
+BELOW = "↓ new output below · End follows it"
+"""The marker while output arrived below the part shown."""
+MORE_BELOW = "↓ more below · End goes back to the end"
+"""The marker while the view is above the end and nothing new came (a scroll up, tab to a row):
+'new output' was said of what was there before."""
+
 if TYPE_CHECKING:
     from circle.entrypoints.tui._host import Host
     from circle.entrypoints.tui.widgets.cards import Card
@@ -41,6 +47,7 @@ class ViewKeys(Screen[None]):
     card: Card | None
 
     def on_conversation_view_unseen_changed(self, message: ConversationView.UnseenChanged) -> None:
+        self.below.update(BELOW if message.arrived else MORE_BELOW)
         self.below.display = message.unseen
 
     def on_conversation_view_earlier_read(self, message: ConversationView.EarlierRead) -> None:
@@ -84,4 +91,4 @@ class ViewKeys(Screen[None]):
         self.conversation.home()
 
 
-__all__ = ["ViewKeys"]
+__all__ = ["BELOW", "MORE_BELOW", "ViewKeys"]

@@ -47,7 +47,7 @@ from circle.entrypoints.tui._quitting import QUIT_WINDOW_S, quit_hints
 from circle.entrypoints.tui._stylesheet import Source, default_sources, file_sources
 from circle.entrypoints.tui.screens._keys_at_card import KeysAtCard
 from circle.entrypoints.tui.screens._rest import show_session
-from circle.entrypoints.tui.screens._view_keys import ViewKeys
+from circle.entrypoints.tui.screens._view_keys import MORE_BELOW, ViewKeys
 from circle.entrypoints.tui.widgets.card_fit import fit_card
 from circle.entrypoints.tui.widgets.cards import Card, card_for
 from circle.entrypoints.tui.widgets.composer import CompletionList, Composer
@@ -62,7 +62,6 @@ STRIP_CHECK_S = 0.5
 STRIP_MOST = 1000
 """The most of a job's command (a subagent's description) the strip is given: it cuts each line
 to its own width (at 140 columns, cut at 60, a line left 70 of them empty)."""
-BELOW = "↓ new output below · End follows it"
 STOPPED_HINT = "Denied, and the turn stopped. Type what to do instead."
 QUEUED = "Queued: it is sent once the work on the job's notice has ended."
 """Said when a message is sent while a background job's notice is worked on between turns."""
@@ -114,7 +113,7 @@ class MainScreen(ViewKeys):
         self.desk = desk
         self.clock = clock
         self.conversation = ConversationView(id="conversation")
-        self.below = Static(BELOW, id="below")
+        self.below = Static(MORE_BELOW, id="below")
         self.completions = CompletionList()
         self.composer = Composer(
             history=history, completions=self.completions, lister=self._list_folder, clock=clock

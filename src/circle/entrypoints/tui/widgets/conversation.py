@@ -89,11 +89,13 @@ class ConversationView(HeldView):
     it took the focus, and ctrl+u and enter no longer reached the box. Tab still reaches the rows."""
 
     class UnseenChanged(ui.Message):
-        """Output arrived below the part shown (``unseen``), or the view is at the end again."""
+        """The view was let go above the end (``unseen``), output arrived below the part shown
+        since (``arrived``), or the view is at the end again."""
 
-        def __init__(self, unseen: bool) -> None:
+        def __init__(self, unseen: bool, *, arrived: bool = False) -> None:
             super().__init__()
             self.unseen = unseen
+            self.arrived = arrived
 
     class EarlierRead(ui.Message):
         """The messages a resumed session was opened without are read: they wait above the rows."""
@@ -106,6 +108,8 @@ class ConversationView(HeldView):
         self.compacting: Notice | None = None
         self.differ: Differ | None = None
         self.unseen = False
+        self.arrived = False
+        """Output arrived below the part shown since the view was let go above the end."""
         self.steering: list[tuple[str, UserRow, Notice]] = []
         """The messages steered into the running turn that it has not read yet: each with its row
         and the hint under it."""
@@ -165,7 +169,7 @@ class ConversationView(HeldView):
             return
         if not self.following:
             if new.height > old.height and self.max_scroll_y > self.scroll_y:
-                self._set_unseen(True)
+                self._set_unseen(True, arrived=True)
             return
         self._anchor_if_taller()
 
@@ -198,10 +202,11 @@ class ConversationView(HeldView):
         elif not taller and self.is_anchored:
             self.anchor(False)
 
-    def _set_unseen(self, unseen: bool) -> None:
-        if unseen != self.unseen:
-            self.unseen = unseen
-            self.post_message(self.UnseenChanged(unseen))
+    def _set_unseen(self, unseen: bool, *, arrived: bool = False) -> None:
+        arrived = unseen and (arrived or (self.unseen and self.arrived))  # until back at the end
+        if (unseen, arrived) != (self.unseen, self.arrived):
+            self.unseen, self.arrived = unseen, arrived
+            self.post_message(self.UnseenChanged(unseen, arrived=arrived))
 
     def add(self, widget: Static | Vertical | Markdown | Collapsible) -> None:
         if self.session_of is not None and is_line(widget):
