@@ -52,3 +52,17 @@ async def test_help_shows_every_description_at_50_columns_and_a_narrow_names_col
         assert "set the thinking level" in lines[thinking + 1][start:], lines
         for _name, what in _slash.help_rows():
             assert " ".join(what.split()) in words(lines), (what, lines)
+
+
+async def test_a_completion_too_long_for_the_line_ends_in_an_ellipsis(
+    make_app: Callable[..., CircleApp],
+) -> None:
+    """Found in tmux at 80 columns: /fork's description was cut mid-sentence with nothing to say
+    that more was left out ('… (yours comes back to')."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host is not None)
+        await pilot.press("slash", *"fo")
+        await until(pilot, lambda: any("/fork" in line for line in screen_lines(app)))
+        fork = next(line for line in screen_lines(app) if "/fork" in line)
+        assert fork.rstrip(" │").endswith("…"), fork
